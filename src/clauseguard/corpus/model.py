@@ -36,14 +36,22 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _as_text(value: Any) -> Any:
-    """Keep ids, codes and labels as written: a JSON integer is its digits; a bool or float is refused."""
-    if isinstance(value, bool) or isinstance(value, float):
+    """Text stays text: a number or bool where text is expected is refused with a way out."""
+    if isinstance(value, (bool, int, float)):
         raise ValueError(
             f"{json.dumps(value)} is read as a {type(value).__name__}, not text; quote it "
             f'(write "{value}" if that is what you meant)'
         )
-    if isinstance(value, int):
-        return str(value)
+    return value
+
+
+def _as_ident(value: Any) -> Any:
+    """Ids, codes and labels: a JSON integer is kept as its digits (exact); floats and bools are refused."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    value = _as_text(value)
+    if isinstance(value, str) and (not value.strip() or value != value.strip()):
+        raise ValueError(f"{value!r} is not a usable id; ids are non-empty text without surrounding spaces")
     return value
 
 
@@ -61,13 +69,6 @@ def _as_date(value: Any) -> Any:
 
 def _none_as_empty(value: Any) -> Any:
     return () if value is None else value
-
-
-def _as_ident(value: Any) -> Any:
-    value = _as_text(value)
-    if isinstance(value, str) and (not value.strip() or value != value.strip()):
-        raise ValueError(f"{value!r} is not a usable id; ids are non-empty text without surrounding spaces")
-    return value
 
 
 Text = Annotated[str, BeforeValidator(_as_text)]

@@ -93,7 +93,7 @@ def check_versions(doc: Located[Document]) -> list[Problem]:
         labels[v.version] = i
         if not v.clauses:
             problems.append(doc.problem(where + ".clauses", "a version needs at least one clause"))
-        for j, w in enumerate(versions[:i]):
+        for w in versions[:i]:
             if _overlap(v, w):
                 problems.append(doc.problem(where, version_overlap_message(doc.item.id, w, v)))
     return problems

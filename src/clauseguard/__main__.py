@@ -1,0 +1,7 @@
+"""`python -m clauseguard` runs the CLI."""
+
+import sys
+
+from clauseguard.interfaces.cli import main
+
+sys.exit(main())

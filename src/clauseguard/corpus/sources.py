@@ -1,0 +1,163 @@
+"""Where the data comes from: `--corpus demo|PATH`, `--store PATH`, or the persistent store at home.
+
+A `--corpus` corpus is always alone in its own store, cached by fingerprint and never mixed with
+another; the persistent store is used only without `--corpus`, and the bundled demo stands in for
+it while it holds no document. Opening to read never creates the persistent store file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from clauseguard.corpus.loader import DEMO, load_demo, load_path
+from clauseguard.corpus.model import Corpus, empty_corpus
+from clauseguard.corpus.store import CorpusStore, SqliteStore
+from clauseguard.errors import CorpusError, Problem
+
+Origin = Literal["demo", "path", "home", "demo-while-empty"]
+HOME_ENV = "CLAUSEGUARD_HOME"
+STORE_FILE = "store.sqlite"
+CACHE_DIR = "cache"
+EMPTY_FINGERPRINT = empty_corpus().fingerprint()
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The store a command reads, the corpus it holds, and where it came from (for humans and logs)."""
+
+    store: CorpusStore
+    corpus: Corpus
+    origin: Origin
+    description: str
+
+
+def home_dir() -> Path:
+    """`CLAUSEGUARD_HOME`, else `$XDG_DATA_HOME/clauseguard`, else `~/.local/share/clauseguard`."""
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg and Path(xdg).is_absolute():  # the XDG spec says to ignore a relative value
+        return Path(xdg) / "clauseguard"
+    return Path.home() / ".local" / "share" / "clauseguard"
+
+
+def persistent_store_path(store_option: str | None) -> Path:
+    return Path(store_option).expanduser() if store_option else home_dir() / STORE_FILE
+
+
+def _short(fingerprint: str) -> str:
+    return fingerprint.removeprefix("sha256:")[:12]
+
+
+def _build_atomically(target: Path, corpus: Corpus, source: str) -> None:
+    """Write a store holding `corpus` alone at `target`; readers see no file or a whole one."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".building", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        with SqliteStore(tmp) as store:
+            store.add(corpus, source=source)
+        tmp.chmod(0o644)  # mkstemp makes it private; a store is ordinary data
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _store_for(corpus: Corpus, store_option: str | None, source: str) -> tuple[SqliteStore, Path]:
+    """The store holding exactly `corpus`: the fingerprint cache, or the `--store` file given."""
+    fingerprint = corpus.fingerprint()
+    explicit = store_option is not None
+    target = (
+        persistent_store_path(store_option)
+        if explicit
+        else home_dir() / CACHE_DIR / f"{fingerprint.removeprefix('sha256:')}.sqlite"
+    )
+    if target.exists():
+        store = SqliteStore(target)
+        held = store.fingerprint()
+        if held == fingerprint:
+            return store, target
+        if explicit and held == EMPTY_FINGERPRINT:
+            store.add(corpus, source=source)  # a new, empty store file given with --store: fill it
+            return store, target
+        store.close()
+        if explicit:
+            raise CorpusError(
+                [
+                    Problem(
+                        str(target),
+                        "",
+                        f"this store holds another corpus (fingerprint {held}) than the {source} "
+                        f"({fingerprint}); a --corpus store holds that corpus alone. Give --store a new "
+                        "file, or leave --store out to use the cache",
+                    )
+                ]
+            )
+        # A cache file whose content is not its name cannot come from this code; rebuild it.
+    _build_atomically(target, corpus, source)
+    return SqliteStore(target), target
+
+
+def _demo_opened(store_option: str | None, origin: Origin, why: str = "") -> Opened:
+    corpus = load_demo()
+    store, where = _store_for(corpus, store_option if origin == "demo" else None, "bundled demo corpus")
+    return Opened(
+        store,
+        corpus,
+        origin,
+        f"the bundled demo corpus (fingerprint {_short(corpus.fingerprint())}, store {where}){why}",
+    )
+
+
+def open_corpus(corpus_option: str | None, store_option: str | None) -> Opened:
+    """The corpus a command reads, exactly as the CLI contract's "Where the data comes from" says.
+
+    `--corpus demo`: the bundled demo; `--corpus PATH`: that corpus alone (strictly validated;
+    CorpusError otherwise), in a store cached by its fingerprint or in the `--store` file given;
+    no `--corpus`: the persistent store when it holds any document, else the bundled demo.
+    """
+    if corpus_option == DEMO:
+        return _demo_opened(store_option, "demo")
+    if corpus_option is not None:
+        corpus = load_path(corpus_option)
+        source = f"corpus at {corpus_option}"
+        store, where = _store_for(corpus, store_option, source)
+        return Opened(
+            store,
+            corpus,
+            "path",
+            f"the {source} (fingerprint {_short(corpus.fingerprint())}, store {where})",
+        )
+    path = persistent_store_path(store_option)
+    if path.exists():
+        home_store = SqliteStore(path)
+        if not home_store.is_empty():
+            corpus = home_store.corpus()
+            count = len(corpus.documents)
+            return Opened(
+                home_store,
+                corpus,
+                "home",
+                f"the store at {path} ({count} document{'s' if count != 1 else ''}, "
+                f"fingerprint {_short(corpus.fingerprint())})",
+            )
+        home_store.close()
+    return _demo_opened(
+        None,
+        "demo-while-empty",
+        f"; the store at {path} holds no document yet (`clauseguard ingest` adds to it)",
+    )
+
+
+def open_persistent_store(store_option: str | None) -> SqliteStore:
+    """The persistent store for commands that write (ingest): `--store PATH`, else the home store."""
+    path = persistent_store_path(store_option)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return SqliteStore(path)

@@ -1,0 +1,265 @@
+"""The `clauseguard` command: parse arguments, call the corpus and engine functions, render.
+
+Thin by design: no rule of the domain lives here. `--json` prints exactly one JSON document on
+stdout; every error is one line on stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from clauseguard.corpus.loader import DEMO, demo_corpus_path, load_path
+from clauseguard.corpus.model import corpus_json_schema
+from clauseguard.corpus.sources import Opened, open_corpus
+from clauseguard.corpus.stats import corpus_stats
+from clauseguard.errors import ClauseguardError, CorpusError, NotFoundError
+
+app = typer.Typer(
+    name="clauseguard",
+    help="Coverage answers over versioned policy documents, with the clause behind every answer.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+corpus_app = typer.Typer(help="Validate, describe and export a corpus.", no_args_is_help=True)
+app.add_typer(corpus_app, name="corpus")
+
+out = Console(highlight=False, soft_wrap=True)
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+
+
+@dataclass
+class Options:
+    """The global options, shared by every command through typer's context."""
+
+    corpus: str | None
+    store: str | None
+    _opened: Opened | None = None
+
+    def opened(self) -> Opened:
+        if self._opened is None:
+            self._opened = open_corpus(self.corpus, self.store)
+        return self._opened
+
+
+@app.callback()
+def _global(
+    ctx: typer.Context,
+    corpus: Annotated[
+        str | None,
+        typer.Option(
+            "--corpus",
+            help="'demo' for the bundled corpus, or a corpus file/folder (interchange v1 or an "
+            "imported format), used alone. Default: the persistent store, or the demo while it is empty.",
+        ),
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option("--store", help="Path of the store file (default: $CLAUSEGUARD_HOME/store.sqlite)."),
+    ] = None,
+) -> None:
+    ctx.obj = Options(corpus=corpus, store=store)
+
+
+def _options(ctx: typer.Context) -> Options:
+    opts = ctx.find_root().obj
+    assert isinstance(opts, Options)
+    return opts
+
+
+def print_json(data: Any) -> None:
+    """One JSON document, keys in a stable order, on stdout."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+# ----------------------------------------------------------------------------- corpus
+
+
+@corpus_app.command("validate")
+def corpus_validate(
+    ctx: typer.Context,
+    path: Annotated[str | None, typer.Argument(help="Corpus file or folder (default: --corpus).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Check a corpus without loading it into any store."""
+    target = path or _options(ctx).corpus
+    if target is None:
+        raise CorpusError("give the corpus to check: clauseguard corpus validate PATH (or --corpus PATH)")
+    corpus = load_path(demo_corpus_path() if target == DEMO else Path(target))
+    stats = corpus_stats(corpus)
+    if as_json:
+        print_json({"valid": True, "path": target, **stats})
+    else:
+        out.print(
+            f"[green]valid[/green]: {target} — {stats['documents']} documents, {stats['versions']} versions, "
+            f"{stats['clauses']} clauses; fingerprint {stats['fingerprint']}"
+        )
+
+
+@corpus_app.command("stats")
+def corpus_stats_command(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """Counts of payers, plans, contracts, codes, documents, versions and clauses."""
+    opened = _options(ctx).opened()
+    stats = corpus_stats(opened.corpus)
+    if as_json:
+        print_json(stats)
+        return
+    table = Table(title=f"corpus: {opened.description}", show_header=False)
+    for key, value in stats.items():
+        if key == "documents_by_kind":
+            value = ", ".join(f"{k} {v}" for k, v in value.items())
+        table.add_row(key, str(value))
+    out.print(table)
+
+
+@corpus_app.command("schema")
+def corpus_schema() -> None:
+    """Print the JSON Schema of the corpus interchange format v1."""
+    print_json(corpus_json_schema())
+
+
+# ----------------------------------------------------------------------------- lookups
+
+
+def version_timeline(opened: Opened, document_id: str) -> dict[str, Any]:
+    """A document's versions in date order, with clause counts and the store's timeline events."""
+    doc = next((d for d in opened.corpus.documents if d.id == document_id), None)
+    if doc is None:
+        raise NotFoundError("document", document_id, "clauseguard corpus stats lists what the corpus holds")
+    return {
+        "document_id": doc.id,
+        "title": doc.title,
+        "kind": doc.kind,
+        "payer": doc.payer,
+        "versions": [
+            {
+                "version": v.version,
+                "effective_start": v.effective_start.isoformat(),
+                "effective_end": v.effective_end.isoformat() if v.effective_end else None,
+                "clauses": len(v.clauses),
+            }
+            for v in doc.versions
+        ],
+        "events": [
+            {"kind": e.kind, "version": e.version, "date": e.date.isoformat(), "detail": e.detail}
+            for e in opened.store.timeline(doc.id)
+        ],
+    }
+
+
+def render_timeline(timeline: dict[str, Any]) -> None:
+    table = Table(title=f"{timeline['document_id']} — {timeline['title']} ({timeline['kind']})")
+    for col in ("version", "effective start", "effective end", "clauses"):
+        table.add_column(col)
+    for v in timeline["versions"]:
+        table.add_row(v["version"], v["effective_start"], v["effective_end"] or "open-ended", str(v["clauses"]))
+    out.print(table)
+    for event in timeline["events"]:
+        if event["kind"] == "version_closed":
+            out.print(f"  {event['date']}: {event['detail']}")
+
+
+@app.command("versions")
+def versions_command(
+    ctx: typer.Context,
+    document_id: Annotated[str, typer.Argument(help="Document id.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """The version timeline of one document."""
+    timeline = version_timeline(_options(ctx).opened(), document_id)
+    if as_json:
+        print_json(timeline)
+    else:
+        render_timeline(timeline)
+
+
+@app.command("clause")
+def clause_command(
+    ctx: typer.Context,
+    clause_id: Annotated[str, typer.Argument(help="Clause id.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """One clause, read from the store by id, with its document and version."""
+    stored = _options(ctx).opened().store.clause(clause_id)
+    if stored is None:
+        raise NotFoundError("clause", clause_id)
+    data = {
+        "clause_id": stored.id,
+        "document_id": stored.document_id,
+        "document_title": stored.document_title,
+        "kind": stored.kind,
+        "version": stored.version,
+        "effective_start": stored.effective_start.isoformat(),
+        "effective_end": stored.effective_end.isoformat() if stored.effective_end else None,
+        "section": stored.section,
+        "article": stored.article,
+        "page": stored.page,
+        "text": stored.text,
+    }
+    if as_json:
+        print_json(data)
+        return
+    period = f"{data['effective_start']} to {data['effective_end'] or 'open-ended'}"
+    out.print(f"[bold]{data['clause_id']}[/bold]  {data['document_id']} {data['version']} ({period})")
+    out.print(f"{data['document_title']} — {data['section']}" + (f" — article {data['article']}" if data["article"] else "")
+              + (f", page {data['page']}" if data["page"] else ""))
+    out.print(data["text"])
+
+
+# ----------------------------------------------------------------------------- demo
+
+
+@app.command("demo")
+def demo_command(ctx: typer.Context) -> None:
+    """Run the main job on the bundled demo corpus (no setup needed)."""
+    opened = open_corpus(DEMO, None)
+    stats = corpus_stats(opened.corpus)
+    out.rule("clauseguard demo — the bundled corpus")
+    out.print(
+        f"{stats['payers']} payers, {stats['plans']} plans, {stats['contracts']} contracts, "
+        f"{stats['documents']} documents ({', '.join(f'{k} {v}' for k, v in stats['documents_by_kind'].items())}), "
+        f"{stats['versions']} versions, {stats['clauses']} clauses"
+    )
+    out.print(f"fingerprint {stats['fingerprint']}")
+    for doc in opened.corpus.documents:
+        if len(doc.versions) > 1:
+            render_timeline(version_timeline(opened, doc.id))
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; map every error to one line on stderr and exit status 2."""
+    args = sys.argv[1:] if argv is None else argv
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=args, prog_name="clauseguard", standalone_mode=False)
+    except CorpusError as exc:
+        if "--json" in args or len(exc.problems) == 1:
+            sys.stderr.write(f"error: {exc}\n")
+        else:
+            sys.stderr.write("error: the corpus has problems:\n")
+            sys.stderr.writelines(f"  {p}\n" for p in exc.problems)
+        return 2
+    except ClauseguardError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except typer.Abort:
+        sys.stderr.write("error: aborted\n")
+        return 1
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.exceptions.TyperException as exc:  # usage errors: bad option, missing argument
+        sys.stderr.write(f"error: {exc.format_message()}\n")
+        return int(getattr(exc, "exit_code", 2))
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,111 @@
+"""Exact cosine search over clause embeddings, eligible rows only, and the on-disk embedding cache.
+
+Corpus embeddings are computed once per corpus fingerprint and backend and kept beside the store as
+`<cache_dir>/<fingerprint-hex>.<backend>.npz`; a query embeds the question, never the corpus.
+Search is exact (numpy). Above ~1M rows, faiss-cpu's `IndexFlatIP` searched with an
+`IDSelectorBitmap` built from the same mask is the drop-in: still exact, still filter-before-rank.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, NamedTuple
+
+import numpy as np
+
+from clauseguard.retrieval.clauses import ClauseTable, check_mask, dense_text
+from clauseguard.retrieval.embedders import Embedder
+
+CACHE_FORMAT: Final = 1
+# Below this share of eligible rows, gather them (cost ~ eligible rows); above it, one matrix-vector
+# product over all rows is cheaper than the copy, and ineligible products are overwritten before use.
+GATHER_BELOW: Final = 0.5
+
+
+class DenseScores(NamedTuple):
+    """Cosine similarity of every eligible row, unordered."""
+
+    indices: np.ndarray  # int64 rows, exactly the mask's True rows
+    scores: np.ndarray  # float64 in [-1, 1]
+
+
+def cache_path(cache_dir: Path, fingerprint: str, backend: str) -> Path:
+    hex_digest = fingerprint.split(":", 1)[-1]
+    return Path(cache_dir) / f"{hex_digest}.{backend}.npz"
+
+
+def _load_cached(path: Path, fingerprint: str, backend: str, rows: int) -> np.ndarray | None:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = (str(data["fingerprint"]), str(data["backend"]), int(data["format"]))
+            matrix = np.asarray(data["embeddings"], dtype=np.float32)
+    except (OSError, KeyError, ValueError):
+        return None  # absent or unreadable: rebuild rather than trust it
+    if meta != (fingerprint, backend, CACHE_FORMAT) or matrix.shape[0] != rows:
+        return None
+    return matrix
+
+
+def _save(path: Path, fingerprint: str, backend: str, matrix: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Write to a temporary file and rename: a reader never sees half a cache.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(
+                fh,
+                embeddings=matrix,
+                fingerprint=np.array(fingerprint),
+                backend=np.array(backend),
+                format=np.array(CACHE_FORMAT),
+            )
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+@dataclass(frozen=True, eq=False)
+class DenseIndex:
+    """L2-normalised clause embeddings of one backend; `score` is the only way in and takes the mask."""
+
+    embedder: Embedder
+    matrix: np.ndarray  # (rows, dim) float32, unit rows (a row of zeros for an empty text)
+    from_cache: bool = False
+
+    @classmethod
+    def build(
+        cls, table: ClauseTable, embedder: Embedder, *, fingerprint: str, cache_dir: Path | None = None
+    ) -> DenseIndex:
+        path = cache_path(cache_dir, fingerprint, embedder.name) if cache_dir is not None else None
+        if path is not None:
+            cached = _load_cached(path, fingerprint, embedder.name, len(table))
+            if cached is not None:
+                return cls(embedder, cached, from_cache=True)
+        matrix = np.ascontiguousarray(embedder.embed([dense_text(r) for r in table.rows]), dtype=np.float32)
+        if path is not None:
+            _save(path, fingerprint, embedder.name, matrix)
+        return cls(embedder, matrix)
+
+    @property
+    def backend(self) -> str:
+        return self.embedder.name
+
+    def embed_query(self, query: str) -> np.ndarray:
+        vector = self.embedder.embed([query])[0]
+        return np.ascontiguousarray(vector, dtype=np.float32)
+
+    def score(self, query_vector: np.ndarray, mask: np.ndarray) -> DenseScores:
+        """Cosine of the query with every eligible row; ineligible rows are never returned."""
+        check_mask(mask, self.matrix.shape[0])
+        rows = np.flatnonzero(mask)
+        if len(rows) == 0:
+            return DenseScores(rows.astype(np.int64), np.empty(0, np.float64))
+        if len(rows) < GATHER_BELOW * self.matrix.shape[0]:
+            sims = self.matrix[rows] @ query_vector
+        else:
+            sims = (self.matrix @ query_vector)[rows]
+        return DenseScores(rows.astype(np.int64), sims.astype(np.float64))

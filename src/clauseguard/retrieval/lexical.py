@@ -1,0 +1,88 @@
+"""BM25 over clause rows (bm25s), eligibility applied through bm25s's `weight_mask` before selection.
+
+Two fields: the clause body (article, section, text) and its document's title and codes, summed
+with a fixed weight (a small BM25F). Hits scoring <= 0 are dropped. It never sees a row outside the
+mask it is given: masked rows score exactly 0 and are removed before any top-k.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, NamedTuple
+
+import bm25s
+import numpy as np
+
+from clauseguard.retrieval.clauses import ClauseTable, check_mask, lexical_text, title_text
+from clauseguard.retrieval.tokens import tokens
+
+DEFAULT_K1: Final = 1.2
+DEFAULT_B: Final = 0.75
+DEFAULT_TITLE_WEIGHT: Final = 0.3  # a title match says "right document", weaker than "right clause"
+
+
+class LexicalScores(NamedTuple):
+    """Rows with a positive BM25 score under the mask, unordered, and the query terms that matched."""
+
+    indices: np.ndarray  # int64 rows
+    scores: np.ndarray  # float64, > 0
+    query_terms: tuple[str, ...]
+
+
+class _Field:
+    """One bm25s index over one text field, with our own sorted vocabulary (stable token ids)."""
+
+    def __init__(self, docs: list[list[str]], k1: float, b: float) -> None:
+        vocab = sorted({t for doc in docs for t in doc})
+        self.vocab = {t: i for i, t in enumerate(vocab)}
+        ids = [[self.vocab[t] for t in doc] for doc in docs]
+        self.empty = not vocab
+        self.bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
+        if not self.empty:
+            # A row with no tokens still needs a column: bm25s averages lengths over rows.
+            self.bm25.index((ids, self.vocab), create_empty_token=False, show_progress=False)
+
+    def scores(self, query_terms: tuple[str, ...], weight_mask: np.ndarray, size: int) -> np.ndarray:
+        term_ids = [self.vocab[t] for t in query_terms if t in self.vocab]
+        if self.empty or not term_ids:
+            return np.zeros(size, dtype=np.float32)
+        # Query terms are distinct and in sorted order, so float sums run in one fixed order.
+        scored = self.bm25.get_scores_from_ids(term_ids, weight_mask=weight_mask)
+        return np.asarray(scored, dtype=np.float32)
+
+
+@dataclass(frozen=True, eq=False)
+class LexicalIndex:
+    """BM25 over a clause table; `score` is the only way in and it takes the eligibility mask."""
+
+    body: _Field
+    title: _Field
+    size: int
+    title_weight: float = DEFAULT_TITLE_WEIGHT
+
+    @classmethod
+    def build(
+        cls,
+        table: ClauseTable,
+        *,
+        k1: float = DEFAULT_K1,
+        b: float = DEFAULT_B,
+        title_weight: float = DEFAULT_TITLE_WEIGHT,
+    ) -> LexicalIndex:
+        body = _Field([tokens(lexical_text(r)) for r in table.rows], k1, b)
+        title = _Field([tokens(title_text(r)) for r in table.rows], k1, b)
+        return cls(body=body, title=title, size=len(table), title_weight=title_weight)
+
+    def score(self, query: str, mask: np.ndarray) -> LexicalScores:
+        """BM25 of every row under the mask (others are never candidates); rows at or below 0 are dropped."""
+        check_mask(mask, self.size)
+        terms = tuple(sorted(set(tokens(query))))
+        if not terms or self.size == 0:
+            return LexicalScores(np.empty(0, np.int64), np.empty(0, np.float64), terms)
+        weight_mask = mask.astype(np.float32)
+        total = self.body.scores(terms, weight_mask, self.size).astype(np.float64)
+        if self.title_weight:
+            total += self.title_weight * self.title.scores(terms, weight_mask, self.size)
+        # The mask is applied again as a guard: a zero weight must never be a candidate.
+        hit = np.flatnonzero((total > 0) & mask)
+        return LexicalScores(hit.astype(np.int64), total[hit], terms)

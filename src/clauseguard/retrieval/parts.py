@@ -1,0 +1,167 @@
+"""Question parts: "dental implant: coverage, annual cap, waiting period" is three questions about one subject.
+
+It owns splitting a question into parts, the aspect each part asks about (coverage, limit, waiting
+period, documents, exclusion) and which clause kinds answer that aspect. It reads the question only,
+never a corpus; the cue words are general insurance vocabulary, not any corpus's wording.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+
+from clauseguard.retrieval.tokens import STOP_WORDS, normalise, words
+
+COVERAGE: Final = "coverage"
+LIMIT: Final = "limit"
+WAITING_PERIOD: Final = "waiting_period"
+DOCUMENTS: Final = "documents"
+EXCLUSION: Final = "exclusion"
+
+# Most specific first: "how much is reimbursed" asks for an amount, not whether it is covered.
+_CUES: Final[tuple[tuple[str, str], ...]] = (
+    (WAITING_PERIOD, r"waiting|wait|qualifying period|how long before|how soon|from when|^\s*(?:and\s+)?when\s*$|"
+        r"when does (?:cover|it) start|start date|after joining"),
+    (
+        DOCUMENTS,
+        r"documents?|documentation|paperwork|evidence|proof|supporting|forms?|submit|send|invoices?|"
+        r"receipts?|records?|prescription needed",
+    ),
+    (
+        LIMIT,
+        r"caps?|ceilings?|limits?|limited|maximums?|max|amounts?|how much|how many|number of|"
+        r"sums?|rates?|percentage|percent|allowance|per year|per visit|sessions|visits|nights|"
+        r"frequency|quantity|what is paid|paid how much|up to",
+    ),
+    (EXCLUSION, r"exclu\w*|exceptions?|not covered"),
+    (
+        COVERAGE,
+        r"cover\w*|reimburs\w*|pays?|paid|payable|eligible|eligibility|included|criteria|conditions|"
+        r"require\w*|approved|benefits?",
+    ),
+)
+_CUE_PATTERNS: Final = tuple((aspect, re.compile(rf"\b(?:{rx})\b")) for aspect, rx in _CUES)
+_ANY_CUE: Final = re.compile("|".join(f"(?:{p.pattern})" for _, p in _CUE_PATTERNS))
+
+# Which clause kinds answer a part about each aspect (the rerank prefers them).
+PREFERRED_KINDS: Final[dict[str, frozenset[str]]] = {
+    COVERAGE: frozenset({"criteria", "scope", "exclusion"}),
+    LIMIT: frozenset({"limit"}),
+    WAITING_PERIOD: frozenset({"waiting_period"}),
+    DOCUMENTS: frozenset({"documents"}),
+    EXCLUSION: frozenset({"exclusion"}),
+}
+QUANTITY_ASPECTS: Final = frozenset({LIMIT, WAITING_PERIOD})
+
+_SENTENCES: Final = re.compile(r"[?;!]+|\.\s+(?=[A-Z])")
+_PIECES: Final = re.compile(r"\s*(?:,\s*and\b|,|\band\b|&|\balso\b|\bplus\b)\s*")
+# Words that phrase an aspect rather than name a subject ("the *annual* cap", "*must* be *sent*").
+_ASPECT_FILLER: Final = frozenset(
+    """
+    annual annually yearly monthly period periods much many long soon total must need needs needed
+    required sent given apply applies applied per year years month months week weeks day days
+    allowed there which any how
+    """.split()
+)
+
+
+class QuestionPart(NamedTuple):
+    """One thing a question asks: the query retrieval runs, and how the response names the part."""
+
+    text: str  # the retrieval query: the shared subject plus this part's words
+    label: str  # the part as the user wrote it ("annual cap"), for `unsettled`
+    subject: str  # what the question is about ("dental implant"), shared by every part
+    aspect: str | None  # coverage | limit | waiting_period | documents | exclusion | None
+    asks_quantity: bool  # a cap, amount, rate, waiting period or count: settled only by a stated value
+
+
+def aspect_of(text: str) -> str | None:
+    """The aspect a part asks about: the most specific cue it contains, or None."""
+    low = normalise(text)
+    for aspect, pattern in _CUE_PATTERNS:
+        if pattern.search(low):
+            return aspect
+    return None
+
+
+def preferred_kinds(aspect: str | None) -> frozenset[str]:
+    return PREFERRED_KINDS.get(aspect or "", frozenset())
+
+
+def _subject_words(piece: str) -> str:
+    """A piece's own subject: its words once cue words, question words and stop words are removed."""
+    bare = _ANY_CUE.sub(" ", normalise(piece))
+    kept = [w for w in words(bare) if w not in STOP_WORDS and w not in _ASPECT_FILLER]
+    return " ".join(kept)
+
+
+def _pieces(text: str) -> list[str]:
+    """Sentence, comma and "and" pieces; a piece with no aspect cue ("crowns" in "crowns, bridges and
+    implants", or a sentence of context) is not a question of its own and is glued to its neighbour."""
+    raw = [
+        p.strip(" .:")
+        for sentence in _SENTENCES.split(text)
+        for p in _PIECES.split(sentence)
+        if p and p.strip(" .:")
+    ]
+    merged: list[str] = []
+    pending = ""
+    for piece in raw:
+        if aspect_of(piece) is None:
+            pending = f"{pending} and {piece}" if pending else piece
+            continue
+        if pending and merged:
+            merged[-1] = f"{merged[-1]} and {pending}"
+        elif pending:
+            piece = f"{pending} and {piece}"
+        pending = ""
+        merged.append(piece)
+    if pending:
+        if merged:
+            merged[-1] = f"{merged[-1]} and {pending}"
+        else:
+            merged.append(pending)
+    return merged
+
+
+def _part(text: str, label: str, subject: str) -> QuestionPart:
+    aspect = aspect_of(label)
+    return QuestionPart(
+        text=" ".join(text.split()),
+        label=" ".join(label.split()),
+        subject=subject,
+        aspect=aspect,
+        asks_quantity=aspect in QUANTITY_ASPECTS,
+    )
+
+
+def split_question(question: str) -> list[QuestionPart]:
+    """Split a question into the parts it asks, each carrying the shared subject.
+
+    "dental implant: coverage, annual cap, waiting period" gives three parts about "dental implant";
+    "Is an implant covered and what is the waiting period?" gives two, the second inheriting
+    "implant". A question with a single aspect (or none) is one part. Parts keep the question's order.
+    """
+    question = " ".join(question.split())
+    if not question:
+        return []
+    head, colon, tail = question.partition(":")
+    if colon and head.strip() and tail.strip() and aspect_of(head) is None:
+        subject = head.strip()
+        pieces = _pieces(tail)
+        if len(pieces) <= 1:
+            return [_part(question, tail.strip(" ?.") or question, subject)]
+        return [_part(f"{subject} {p}", p, subject) for p in pieces]
+
+    pieces = _pieces(question)
+    if len(pieces) <= 1:
+        return [_part(question, question.strip(" ?."), _subject_words(question))]
+    own = [_subject_words(p) for p in pieces]
+    shared = next((s for s in own if s), "")
+    parts = []
+    for piece, subject in zip(pieces, own, strict=True):
+        if subject:
+            parts.append(_part(piece, piece, subject))
+        else:
+            parts.append(_part(f"{shared} {piece}" if shared else piece, piece, shared))
+    return parts

@@ -1,0 +1,202 @@
+"""The retrieval call: filter, lexical + dense, fuse, rerank by question part, calibrate, top k.
+
+Eligibility is one boolean mask over clause rows, required by every call and applied by every
+backend before any top-k; nothing here can widen it. The excluded pass is a separate, bounded call
+over the ineligible rows. Output order is (-score, clause id), so equal inputs give equal outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, NamedTuple
+
+import numpy as np
+
+from clauseguard.retrieval.clauses import check_mask, sort_by_score, top_k
+from clauseguard.retrieval.fusion import DEFAULT_FUSION, FusionConfig, fuse, ranks_of, rerank
+from clauseguard.retrieval.index import RetrievalIndex
+from clauseguard.retrieval.parts import QuestionPart, aspect_of, preferred_kinds, split_question
+from clauseguard.retrieval.tokens import article_references, code_references, content_terms
+
+CANDIDATE_POOL: Final = 50  # per backend, before fusion; at least 5 k
+DEFAULT_K: Final = 3
+
+
+class Hit(NamedTuple):
+    """One retrieved clause: its row and id, the calibrated score, and the features behind it."""
+
+    clause_index: int
+    clause_id: str
+    score: float  # calibrated P(relevant) in [0, 1]
+    lexical: float  # raw BM25 (0 when no term matched)
+    lexical_share: float  # BM25 / best BM25 among the rows searched
+    cosine: float  # dense cosine (0 without a dense backend)
+    coverage: float  # share of the part's distinct content terms found in the clause
+    exact: float  # 1 named article or code in the clause, 0.5 code governed by its document
+    kind_match: float  # 1 when the clause kind answers the part's aspect
+    fused: float  # fused score plus rerank bonuses
+    rank: int  # 1-based position after fusion and rerank, before calibration
+
+
+def as_part(question: QuestionPart | str) -> QuestionPart:
+    """A plain string is taken as one part (not split); its aspect is read from it."""
+    if isinstance(question, QuestionPart):
+        return question
+    aspect = aspect_of(question)
+    return QuestionPart(question, question, "", aspect, aspect in ("limit", "waiting_period"))
+
+
+def _exact_rows(index: RetrievalIndex, text: str, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows under the mask that the text names exactly, with strength 1 (article / code in the
+    clause) or 0.5 (code governed by the clause's document)."""
+    strong: list[np.ndarray] = []
+    weak: list[np.ndarray] = []
+    for number in article_references(text):
+        if number in index.article_rows:
+            strong.append(index.article_rows[number])
+    for code in code_references(text):
+        if code in index.code_rows:
+            strong.append(index.code_rows[code])
+        if code in index.document_code_rows:
+            weak.append(index.document_code_rows[code])
+    rows_strong = np.unique(np.concatenate(strong)) if strong else np.empty(0, np.int64)
+    rows_weak = np.unique(np.concatenate(weak)) if weak else np.empty(0, np.int64)
+    rows_strong = rows_strong[mask[rows_strong]]
+    rows_weak = rows_weak[mask[rows_weak]]
+    rows = np.union1d(rows_strong, rows_weak)
+    strength = np.where(np.isin(rows, rows_strong), 1.0, 0.5)
+    return rows.astype(np.int64), strength
+
+
+def _rank(
+    index: RetrievalIndex, part: QuestionPart, mask: np.ndarray, k: int, fusion: FusionConfig
+) -> list[Hit]:
+    """Score the rows under `mask` for one part and return the best k by (-score, clause id)."""
+    if k <= 0 or not mask.any():
+        return []
+    table = index.clauses
+    pool_size = max(CANDIDATE_POOL, 5 * k)
+
+    lexical = index.lexical.score(part.text, mask)
+    best_bm25 = float(lexical.scores.max()) if len(lexical.scores) else 0.0
+    pools = [top_k(lexical.indices, lexical.scores, table.id_order, pool_size)]
+
+    dense_rows: np.ndarray | None = None
+    dense_scores: np.ndarray | None = None
+    if index.dense is not None:
+        dense = index.dense.score(index.dense.embed_query(part.text), mask)
+        dense_rows, dense_scores = dense.indices, dense.scores
+        pools.append(top_k(dense_rows, dense_scores, table.id_order, pool_size))
+
+    exact_rows, exact_strength = _exact_rows(index, part.text, mask)
+    pools.append(exact_rows[: 4 * pool_size])
+    pool = np.unique(np.concatenate(pools)).astype(np.int64)
+    if len(pool) == 0:
+        return []
+
+    # Per-candidate features. Rows are looked up by position in the sorted backend outputs.
+    bm25 = np.zeros(len(pool))
+    where = np.searchsorted(lexical.indices, pool)
+    where = np.minimum(where, max(len(lexical.indices) - 1, 0))
+    if len(lexical.indices):
+        found = lexical.indices[where] == pool
+        bm25[found] = lexical.scores[where[found]]
+    share = bm25 / best_bm25 if best_bm25 > 0 else bm25
+
+    cosine = np.zeros(len(pool))
+    if dense_rows is not None and dense_scores is not None:
+        at = np.searchsorted(dense_rows, pool)
+        cosine = dense_scores[at]  # the dense backend scores every row under the mask
+
+    exact = np.zeros(len(pool))
+    if len(exact_rows):
+        at = np.searchsorted(exact_rows, pool)
+        at = np.minimum(at, len(exact_rows) - 1)
+        hit = exact_rows[at] == pool
+        exact[hit] = exact_strength[at[hit]]
+
+    terms = content_terms(part.text)
+    kinds = preferred_kinds(part.aspect)
+    coverage = np.zeros(len(pool))
+    kind_match = np.zeros(len(pool))
+    for i, row in enumerate(pool.tolist()):
+        if terms:
+            coverage[i] = len(index.row_terms[row].intersection(terms)) / len(terms)
+        kind_match[i] = 1.0 if table.rows[row].kind in kinds else 0.0
+
+    tie = table.id_order[pool]
+    lexical_rank = ranks_of(bm25, bm25 > 0, tie)
+    has_dense = dense_rows is not None
+    dense_rank = ranks_of(cosine, np.ones(len(pool), bool), tie) if has_dense else None
+    fused = rerank(
+        fuse(share, lexical_rank, cosine if has_dense else None, dense_rank, fusion),
+        kind_match,
+        exact,
+        fusion,
+    )
+    rank = ranks_of(fused, np.ones(len(pool), bool), tie)
+
+    features = np.column_stack(
+        [share, np.clip(cosine, 0.0, 1.0), coverage, exact, kind_match, 1.0 / rank]
+    )
+    score = np.clip(index.calibrator.apply(features), 0.0, 1.0)
+    order = sort_by_score(np.arange(len(pool)), score, tie)[:k]
+    return [
+        Hit(
+            clause_index=int(pool[i]),
+            clause_id=table.rows[int(pool[i])].clause_id,
+            score=float(score[i]),
+            lexical=float(bm25[i]),
+            lexical_share=float(share[i]),
+            cosine=float(cosine[i]),
+            coverage=float(coverage[i]),
+            exact=float(exact[i]),
+            kind_match=float(kind_match[i]),
+            fused=float(fused[i]),
+            rank=int(rank[i]),
+        )
+        for i in order.tolist()
+    ]
+
+
+def retrieve(
+    index: RetrievalIndex,
+    question_part: QuestionPart | str,
+    eligible_mask: np.ndarray,
+    k: int = DEFAULT_K,
+    *,
+    fusion: FusionConfig = DEFAULT_FUSION,
+) -> list[Hit]:
+    """The best k eligible clauses for one question part, best first, scores calibrated to [0, 1].
+
+    Only rows where `eligible_mask` is True are scored, fused or ranked: an ineligible clause never
+    takes a slot, however well it matches. Fewer than k hits when fewer rows are eligible.
+    """
+    check_mask(eligible_mask, index.size)
+    return _rank(index, as_part(question_part), eligible_mask, k, fusion)
+
+
+def best_ineligible(
+    index: RetrievalIndex,
+    question: str | Sequence[QuestionPart],
+    ineligible_mask: np.ndarray,
+    k: int = DEFAULT_K,
+    *,
+    fusion: FusionConfig = DEFAULT_FUSION,
+) -> list[Hit]:
+    """The at most k best-matching clauses among the ineligible rows (for `excluded`), best first.
+
+    A separate, bounded pass: each part of the question is scored over `ineligible_mask` only, a
+    clause keeps its best part's hit, and k clauses are returned in total. Pass the complement of
+    the request's eligible mask (or a subset of it); it never reads an eligible row.
+    """
+    check_mask(ineligible_mask, index.size, "ineligible_mask")
+    parts = split_question(question) if isinstance(question, str) else list(question)
+    best: dict[int, Hit] = {}
+    for part in parts:
+        for hit in _rank(index, part, ineligible_mask, k, fusion):
+            kept = best.get(hit.clause_index)
+            if kept is None or (hit.score, -hit.rank) > (kept.score, -kept.rank):
+                best[hit.clause_index] = hit
+    ordered = sorted(best.values(), key=lambda h: (-h.score, h.clause_id))
+    return ordered[:k]
