@@ -7,6 +7,7 @@ no network at run time. `HashingEmbedder` is the test double (deterministic, no 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,11 +51,17 @@ class WordLlamaEmbedder:
     name = WORDLLAMA
 
     def __init__(self, dim: int = WORDLLAMA_DIM) -> None:
+        root = logging.getLogger()
+        handlers, level = list(root.handlers), root.level
         try:
             import wordllama
             from wordllama import WordLlama
         except ImportError as exc:  # pragma: no cover - wordllama is a core dependency
             raise EmbedderUnavailable("wordllama is not installed; reinstall clauseguard") from exc
+        finally:
+            # wordllama calls logging.basicConfig() on import; the application owns the root logger.
+            root.handlers[:] = handlers
+            root.setLevel(level)
         # The plain WordLlama.load() tries a download first and fails offline: point it at the
         # weights inside the wheel and forbid downloading.
         self._model = WordLlama.load(

@@ -7,6 +7,7 @@ mask it is given: masked rows score exactly 0 and are removed before any top-k.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -15,6 +16,9 @@ import numpy as np
 
 from clauseguard.retrieval.clauses import ClauseTable, check_mask, lexical_text, title_text
 from clauseguard.retrieval.tokens import tokens
+
+# bm25s sets its own logger to DEBUG on import; a library must not talk on the user's stderr.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 DEFAULT_K1: Final = 1.2
 DEFAULT_B: Final = 0.75

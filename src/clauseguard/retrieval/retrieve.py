@@ -68,12 +68,52 @@ def _exact_rows(index: RetrievalIndex, text: str, mask: np.ndarray) -> tuple[np.
     return rows.astype(np.int64), strength
 
 
-def _rank(
-    index: RetrievalIndex, part: QuestionPart, mask: np.ndarray, k: int, fusion: FusionConfig
-) -> list[Hit]:
-    """Score the rows under `mask` for one part and return the best k by (-score, clause id)."""
-    if k <= 0 or not mask.any():
-        return []
+class Candidates(NamedTuple):
+    """Every candidate row for one part under one mask, with its features (parallel arrays)."""
+
+    rows: np.ndarray  # int64, sorted
+    lexical: np.ndarray
+    lexical_share: np.ndarray
+    cosine: np.ndarray
+    coverage: np.ndarray
+    exact: np.ndarray
+    kind_match: np.ndarray
+    fused: np.ndarray
+    rank: np.ndarray  # 1-based, by fused (then clause id)
+    tie: np.ndarray  # clause-id order of each row
+
+    def features(self) -> np.ndarray:
+        """The calibration features (see `calibration.FEATURES`), one row per candidate."""
+        return np.column_stack(
+            [
+                self.lexical_share,
+                np.clip(self.cosine, 0.0, 1.0),
+                self.coverage,
+                self.exact,
+                self.kind_match,
+                1.0 / self.rank,
+            ]
+        )
+
+
+def _lookup(rows: np.ndarray, values: np.ndarray, wanted: np.ndarray, default: float = 0.0) -> np.ndarray:
+    """values[rows == w] for each wanted row (rows sorted), default where absent."""
+    out = np.full(len(wanted), default, dtype=np.float64)
+    if len(rows) == 0:
+        return out
+    at = np.minimum(np.searchsorted(rows, wanted), len(rows) - 1)
+    found = rows[at] == wanted
+    out[found] = values[at[found]]
+    return out
+
+
+def candidates(
+    index: RetrievalIndex, part: QuestionPart, mask: np.ndarray, k: int, fusion: FusionConfig = DEFAULT_FUSION
+) -> Candidates | None:
+    """The candidate pool for one part: the best rows of each backend under the mask, plus rows the
+    part names exactly, each with its features, fused and reranked. None when nothing is eligible."""
+    if not mask.any():
+        return None
     table = index.clauses
     pool_size = max(CANDIDATE_POOL, 5 * k)
 
@@ -92,28 +132,13 @@ def _rank(
     pools.append(exact_rows[: 4 * pool_size])
     pool = np.unique(np.concatenate(pools)).astype(np.int64)
     if len(pool) == 0:
-        return []
+        return None
 
-    # Per-candidate features. Rows are looked up by position in the sorted backend outputs.
-    bm25 = np.zeros(len(pool))
-    where = np.searchsorted(lexical.indices, pool)
-    where = np.minimum(where, max(len(lexical.indices) - 1, 0))
-    if len(lexical.indices):
-        found = lexical.indices[where] == pool
-        bm25[found] = lexical.scores[where[found]]
+    bm25 = _lookup(lexical.indices, lexical.scores, pool)
     share = bm25 / best_bm25 if best_bm25 > 0 else bm25
-
-    cosine = np.zeros(len(pool))
-    if dense_rows is not None and dense_scores is not None:
-        at = np.searchsorted(dense_rows, pool)
-        cosine = dense_scores[at]  # the dense backend scores every row under the mask
-
-    exact = np.zeros(len(pool))
-    if len(exact_rows):
-        at = np.searchsorted(exact_rows, pool)
-        at = np.minimum(at, len(exact_rows) - 1)
-        hit = exact_rows[at] == pool
-        exact[hit] = exact_strength[at[hit]]
+    has_dense = dense_rows is not None and dense_scores is not None
+    cosine = _lookup(dense_rows, dense_scores, pool) if has_dense else np.zeros(len(pool))  # type: ignore[arg-type]
+    exact = _lookup(exact_rows, exact_strength, pool)
 
     terms = content_terms(part.text)
     kinds = preferred_kinds(part.aspect)
@@ -125,35 +150,41 @@ def _rank(
         kind_match[i] = 1.0 if table.rows[row].kind in kinds else 0.0
 
     tie = table.id_order[pool]
+    everyone = np.ones(len(pool), dtype=bool)
     lexical_rank = ranks_of(bm25, bm25 > 0, tie)
-    has_dense = dense_rows is not None
-    dense_rank = ranks_of(cosine, np.ones(len(pool), bool), tie) if has_dense else None
+    dense_rank = ranks_of(cosine, everyone, tie) if has_dense else None
     fused = rerank(
-        fuse(share, lexical_rank, cosine if has_dense else None, dense_rank, fusion),
-        kind_match,
-        exact,
-        fusion,
+        fuse(share, lexical_rank, cosine if has_dense else None, dense_rank, fusion), kind_match, exact, fusion
     )
-    rank = ranks_of(fused, np.ones(len(pool), bool), tie)
+    rank = ranks_of(fused, everyone, tie)
+    return Candidates(pool, bm25, share, cosine, coverage, exact, kind_match, fused, rank, tie)
 
-    features = np.column_stack(
-        [share, np.clip(cosine, 0.0, 1.0), coverage, exact, kind_match, 1.0 / rank]
-    )
-    score = np.clip(index.calibrator.apply(features), 0.0, 1.0)
-    order = sort_by_score(np.arange(len(pool)), score, tie)[:k]
+
+def _rank(
+    index: RetrievalIndex, part: QuestionPart, mask: np.ndarray, k: int, fusion: FusionConfig
+) -> list[Hit]:
+    """Score the rows under `mask` for one part and return the best k by (-score, clause id)."""
+    if k <= 0:
+        return []
+    found = candidates(index, part, mask, k, fusion)
+    if found is None:
+        return []
+    score = np.clip(index.calibrator.apply(found.features()), 0.0, 1.0)
+    order = sort_by_score(np.arange(len(found.rows)), score, found.tie)[:k]
+    rows = index.clauses.rows
     return [
         Hit(
-            clause_index=int(pool[i]),
-            clause_id=table.rows[int(pool[i])].clause_id,
+            clause_index=int(found.rows[i]),
+            clause_id=rows[int(found.rows[i])].clause_id,
             score=float(score[i]),
-            lexical=float(bm25[i]),
-            lexical_share=float(share[i]),
-            cosine=float(cosine[i]),
-            coverage=float(coverage[i]),
-            exact=float(exact[i]),
-            kind_match=float(kind_match[i]),
-            fused=float(fused[i]),
-            rank=int(rank[i]),
+            lexical=float(found.lexical[i]),
+            lexical_share=float(found.lexical_share[i]),
+            cosine=float(found.cosine[i]),
+            coverage=float(found.coverage[i]),
+            exact=float(found.exact[i]),
+            kind_match=float(found.kind_match[i]),
+            fused=float(found.fused[i]),
+            rank=int(found.rank[i]),
         )
         for i in order.tolist()
     ]

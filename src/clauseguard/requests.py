@@ -1,0 +1,153 @@
+"""The request shapes every interface hands to the engine: search, determination, compare, retrieval eval.
+
+It checks that a request is well-formed *as data* (an object, known keys, right types, parseable
+search dates) and raises RequestError naming the field. It never judges a determination's values:
+an empty payer or a malformed code is preflight's HALT, not an error here.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Annotated, Any, Final, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from clauseguard.errors import RequestError
+
+DEFAULT_THRESHOLD: Final = 0.62
+DEFAULT_K: Final = 3
+MAX_K: Final = 50
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_iso_date(value: Any) -> date:
+    """An ISO date `YYYY-MM-DD`, or ValueError with a sentence saying what would be valid."""
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value):
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ValueError(f"{value!r} is not a date; write an ISO date YYYY-MM-DD, e.g. 2024-03-15")
+
+
+RequestDate = Annotated[date, BeforeValidator(parse_iso_date)]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class SearchRequest(_Request):
+    """A question over the terms that govern a contract, or a payer's plan on a date."""
+
+    question: str = Field(min_length=1)
+    contract_id: str | None = None
+    payer_id: str | None = None
+    plan_id: str | None = None
+    effective_date: Annotated[RequestDate | None, Field(strict=False)] = None
+    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0, strict=False)
+    k: int = Field(default=DEFAULT_K, ge=1, le=MAX_K)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> SearchRequest:
+        if self.contract_id is not None:
+            if self.payer_id is not None or self.plan_id is not None:
+                raise ValueError("give either contract_id, or payer_id + plan_id + effective_date, not both")
+        elif self.payer_id is None or self.plan_id is None or self.effective_date is None:
+            raise ValueError("give contract_id (effective_date optional), or payer_id + plan_id + effective_date")
+        if not self.question.strip():
+            raise ValueError("question must not be blank")
+        return self
+
+
+class DeterminationRequest(_Request):
+    """The seven input fields of a determination case; values are judged by preflight, not here."""
+
+    payer_id: str = ""
+    plan_id: str = ""
+    procedure_codes: tuple[str, ...] = ()
+    diagnosis_codes: tuple[str, ...] = ()
+    as_of_date: str = ""
+    narrative: str = ""
+    question: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lists_as_tuples(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = dict(data)
+            for key in ("procedure_codes", "diagnosis_codes"):
+                if isinstance(data.get(key), list):
+                    data[key] = tuple(data[key])
+                elif data.get(key) is None and key in data:
+                    data[key] = ()
+        return data
+
+
+class CompareRequest(_Request):
+    """One question against two targets (document:ID[@VERSION], rider:ID, plan:ID, contract:ID)."""
+
+    question: str = Field(min_length=1)
+    a: str = Field(min_length=1)
+    b: str = Field(min_length=1)
+    as_of_date: Annotated[RequestDate | None, Field(strict=False)] = None
+    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0, strict=False)
+    k: int = Field(default=DEFAULT_K, ge=1, le=MAX_K)
+
+
+class RetrievalEvalRequest(_Request):
+    """Gold-clause recall for one question: which gold clauses the retriever hands the reader."""
+
+    question: str = Field(min_length=1)
+    gold_clause_ids: tuple[str, ...]
+    contract_id: str | None = None
+    payer_id: str | None = None
+    plan_id: str | None = None
+    effective_date: Annotated[RequestDate | None, Field(strict=False)] = None
+    k: int = Field(default=DEFAULT_K, ge=1, le=MAX_K)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _list_as_tuple(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("gold_clause_ids"), list):
+            data = {**data, "gold_clause_ids": tuple(data["gold_clause_ids"])}
+        return data
+
+    @model_validator(mode="after")
+    def _one_target(self) -> RetrievalEvalRequest:
+        if self.contract_id is None and (self.payer_id is None or self.plan_id is None or self.effective_date is None):
+            raise ValueError("give contract_id, or payer_id + plan_id + effective_date")
+        return self
+
+
+R = TypeVar("R", bound=_Request)
+
+
+def _field_of(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "request"
+
+
+def parse_request(model: type[R], data: Any) -> R:
+    """`data` as a request of `model`, or RequestError naming the first bad field and what is valid."""
+    if not isinstance(data, dict):
+        raise RequestError("request", f"must be a JSON object, got {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        field = _field_of(tuple(err["loc"]))
+        if err["type"] == "extra_forbidden":
+            valid = ", ".join(model.model_fields)
+            raise RequestError(field, f"unknown key; valid keys are: {valid}") from exc
+        if err["type"] in ("tuple_type", "list_type"):
+            raise RequestError(field, f"must be a list of strings (got {err.get('input')!r})") from exc
+        if err["type"] == "missing":
+            raise RequestError(field, "required") from exc
+        if err["type"] == "value_error":
+            message = str(err["ctx"]["error"]) if "ctx" in err else err["msg"]
+            raise RequestError(field, message) from exc
+        raise RequestError(field, f"{err['msg']} (got {err.get('input')!r})") from exc
