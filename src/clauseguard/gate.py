@@ -1,0 +1,99 @@
+"""The gate: a pure function from a verified answer to DETERMINE / REVIEW / REFUSE / HALT.
+
+Deterministic code only. It reads the verifier's checks and the reader's findings; it never reads
+policy text, never calls a model, and no self-reported confidence can move an answer past it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from clauseguard.preflight import Reason
+
+Gate = Literal["DETERMINE", "REVIEW", "REFUSE", "HALT"]
+Outcome = Literal["COVERED", "NOT_COVERED", "INSUFFICIENT_EVIDENCE"]
+INSUFFICIENT: Final = "INSUFFICIENT_EVIDENCE"
+CHECKS: Final = ("exists", "verbatim", "in_effect", "applicable", "supports")
+
+
+@dataclass(frozen=True)
+class CheckedCitation:
+    """A citation as the cold verifier left it: which of the five checks passed."""
+
+    clause_id: str
+    checks: dict[str, bool]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two sources that disagree; precedence may settle it, reliance on the loser still needs a human."""
+
+    description: str
+    resolved_by_precedence: bool
+    request_relies_on_overridden: bool
+
+
+@dataclass(frozen=True)
+class GateInput:
+    halts: tuple[Reason, ...] = ()
+    refusals: tuple[Reason, ...] = ()  # no governing document or version, no evidence, a fact unknown
+    citations: tuple[CheckedCitation, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    uncompiled: tuple[Reason, ...] = ()  # a criterion the reader could not compile
+    budget: tuple[Reason, ...] = ()  # a blown time or token budget, a model that timed out
+    outcome: Outcome | None = None  # what the governing source gives, before the gate
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    gate: Gate
+    outcome: Outcome
+    reasons: tuple[Reason, ...] = field(default_factory=tuple)
+
+
+def failed_checks(citation: CheckedCitation) -> list[str]:
+    return [name for name in CHECKS if not citation.checks.get(name, False)]
+
+
+def review_reasons(inp: GateInput) -> list[Reason]:
+    """Everything that sends an otherwise complete answer to a human, in a stable order."""
+    reasons: list[Reason] = []
+    for citation in inp.citations:
+        failed = failed_checks(citation)
+        if failed:
+            reasons.append(
+                Reason(
+                    "citation_check_failed",
+                    f"citation {citation.clause_id} failed verification: {', '.join(failed)}",
+                )
+            )
+    for conflict in inp.conflicts:
+        if not conflict.resolved_by_precedence:
+            reasons.append(Reason("conflict_unresolved", f"{conflict.description}; precedence does not settle it"))
+        elif conflict.request_relies_on_overridden:
+            reasons.append(
+                Reason(
+                    "relies_on_overridden_source",
+                    f"{conflict.description}; the request relies on the overridden source",
+                )
+            )
+    reasons.extend(inp.uncompiled)
+    reasons.extend(inp.budget)
+    return reasons
+
+
+def decide(inp: GateInput) -> GateDecision:
+    """First rule that fires wins: HALT (preflight failed), REFUSE (no evidence or a fact unknown),
+    REVIEW (a check failed, a conflict needs a human, a criterion or budget failed), else DETERMINE."""
+    if inp.halts:
+        return GateDecision("HALT", INSUFFICIENT, inp.halts)
+    if inp.refusals or inp.outcome is None or inp.outcome == INSUFFICIENT:
+        refusals = inp.refusals or (Reason("no_decision", "no clause decides this request"),)
+        return GateDecision("REFUSE", INSUFFICIENT, refusals)
+    if not inp.citations:
+        return GateDecision("REFUSE", INSUFFICIENT, (Reason("no_citation", "no verified clause supports an outcome"),))
+    reviews = review_reasons(inp)
+    if reviews:
+        return GateDecision("REVIEW", inp.outcome, tuple(reviews))
+    return GateDecision("DETERMINE", inp.outcome, ())
