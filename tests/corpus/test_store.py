@@ -440,7 +440,7 @@ def test_clause_is_a_cold_read_with_its_document_and_version(store: SqliteStore)
         effective_end=None, section="Coverage Criteria",
         text="CGM is medically necessary for type 1 diabetes with fingerstick testing.", kind="criteria",
         article="7.3 Devices", page=2, page_label="ii", benefit="cgm", coverage_type="conditional",
-        criteria=CRITERIA,
+        criteria=CRITERIA, document_codes=("95249", "A9276"),
     )
     assert got.as_clause() == corpus_of(base_data()).documents[0].versions[0].clauses[1]
     assert got.covers(date(2030, 1, 1)) and not got.covers(date(2022, 12, 31))

@@ -25,12 +25,13 @@ _APPEND_ONLY_TABLES: Final[tuple[str, ...]] = (
 )
 
 
-def _refuse_update_delete(table: str) -> str:
+def refuse_update_delete(table: str, what: str = "the corpus store") -> str:
+    """Triggers that make a table append-only inside the database itself."""
     return f"""
 CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
-BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: {table} rows are never updated'); END;
+BEGIN SELECT RAISE(ABORT, '{what} is append-only: {table} rows are never updated'); END;
 CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table}
-BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: {table} rows are never deleted'); END;
+BEGIN SELECT RAISE(ABORT, '{what} is append-only: {table} rows are never deleted'); END;
 """
 
 
@@ -142,7 +143,7 @@ BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: a version only chang
 CREATE TRIGGER versions_no_delete BEFORE DELETE ON versions
 BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: versions are never deleted'); END;
 """
-    + "".join(_refuse_update_delete(t) for t in _APPEND_ONLY_TABLES)
+    + "".join(refuse_update_delete(t) for t in _APPEND_ONLY_TABLES)
 )
 
 # (id, sql), applied in this order; ids are timestamped so their order reads at a glance.
@@ -174,14 +175,19 @@ def applied(conn: sqlite3.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT id FROM _migrations ORDER BY rowid")]
 
 
-def migrate(conn: sqlite3.Connection, clock: Callable[[], datetime] | None = None) -> list[str]:
+def migrate(
+    conn: sqlite3.Connection,
+    clock: Callable[[], datetime] | None = None,
+    migrations: list[tuple[str, str]] | None = None,
+) -> list[str]:
     """Apply every pending migration in one transaction; return the ids applied now (often none).
 
     The connection must be in autocommit mode (`isolation_level=None`): this function owns the
     transaction, so a failing migration leaves the database as it was. An up-to-date database is
     only read, never locked for writing.
     """
-    known = [mid for mid, _ in MIGRATIONS]
+    migrations = MIGRATIONS if migrations is None else migrations
+    known = [mid for mid, _ in migrations]
     done = applied(conn)
     unknown = sorted(set(done) - set(known))
     if unknown:
@@ -196,7 +202,7 @@ def migrate(conn: sqlite3.Connection, clock: Callable[[], datetime] | None = Non
         conn.execute("CREATE TABLE IF NOT EXISTS _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         done_now = set(applied(conn))  # another process may have migrated while we waited for the lock
         ran = []
-        for mid, sql in MIGRATIONS:
+        for mid, sql in migrations:
             if mid in done_now:
                 continue
             for statement in statements(sql):

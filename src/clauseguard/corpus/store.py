@@ -52,6 +52,9 @@ class StoredClause:
     benefit: str | None = None
     coverage_type: str | None = None
     criteria: Any = None
+    document_codes: tuple[str, ...] = ()  # codes the clause's document governs
+    document_plans: tuple[str, ...] = ()  # plans it is limited to (empty: every plan of the payer)
+    document_overrides: tuple[str, ...] = ()  # documents a rider overrides
 
     def covers(self, day: date) -> bool:
         """Whether the clause's version is in effect on `day` (inclusive at both ends)."""
@@ -142,6 +145,10 @@ class CorpusStore(Protocol):
 
     def clause(self, clause_id: str) -> StoredClause | None:
         """A cold read of one clause straight from the database, or None if no clause has this id."""
+        ...
+
+    def plan_riders(self, plan_id: str) -> tuple[str, ...]:
+        """The rider documents attached to a plan (empty for an unknown plan), read from the database."""
         ...
 
     def timeline(self, document_id: str, *, with_recorded_at: bool = False) -> list[TimelineEvent]:
@@ -300,8 +307,20 @@ class SqliteStore:
                 "WHERE c.id = ?",
                 (clause_id,),
             ).fetchone()
-        if row is None:
-            return None
+            if row is None:
+                return None
+            links = {
+                table: tuple(
+                    r[0]
+                    for r in self._conn.execute(
+                        f"SELECT {column} FROM {table} WHERE document_id = ? ORDER BY {column}",  # noqa: S608
+                        (row[1],),
+                    )
+                )
+                for table, column in (
+                    ("document_codes", "code"), ("document_plans", "plan_id"), ("document_overrides", "target")
+                )
+            }
         start = _day(row[6])
         assert start is not None
         return StoredClause(
@@ -309,7 +328,16 @@ class SqliteStore:
             version=row[5], effective_start=start, effective_end=_day(row[7]), section=row[8],
             text=row[9], kind=row[10], article=row[11], page=row[12], page_label=row[13], benefit=row[14],
             coverage_type=row[15], criteria=None if row[16] is None else json.loads(row[16]),
+            document_codes=links["document_codes"], document_plans=links["document_plans"],
+            document_overrides=links["document_overrides"],
         )
+
+    def plan_riders(self, plan_id: str) -> tuple[str, ...]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT rider FROM plan_riders WHERE plan_id = ? ORDER BY rider", (plan_id,)
+            ).fetchall()
+        return tuple(r[0] for r in rows)
 
     def timeline(self, document_id: str, *, with_recorded_at: bool = False) -> list[TimelineEvent]:
         with self._transaction() as conn:
