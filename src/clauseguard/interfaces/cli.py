@@ -20,7 +20,11 @@ from clauseguard.corpus.loader import DEMO, demo_corpus_path, load_path
 from clauseguard.corpus.model import corpus_json_schema
 from clauseguard.corpus.sources import Opened, open_corpus
 from clauseguard.corpus.stats import corpus_stats
+from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError, CorpusError, NotFoundError
+from clauseguard.interfaces import eval_commands
+from clauseguard.interfaces.render import render_search
+from clauseguard.requests import DEFAULT_K, DEFAULT_THRESHOLD, SearchRequest, parse_request
 
 app = typer.Typer(
     name="clauseguard",
@@ -44,11 +48,17 @@ class Options:
     corpus: str | None
     store: str | None
     _opened: Opened | None = None
+    _engine: Engine | None = None
 
     def opened(self) -> Opened:
         if self._opened is None:
             self._opened = open_corpus(self.corpus, self.store)
         return self._opened
+
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = Engine(self.opened())
+        return self._engine
 
 
 @app.callback()
@@ -215,6 +225,37 @@ def clause_command(
     out.print(data["text"])
 
 
+# ----------------------------------------------------------------------------- search
+
+
+@app.command("search")
+def search_command(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Option("--question", help="The handler's question.")],
+    contract: Annotated[str | None, typer.Option("--contract", help="Contract id.")] = None,
+    payer: Annotated[str | None, typer.Option("--payer", help="Payer id (with --plan and --effective-date).")] = None,
+    plan: Annotated[str | None, typer.Option("--plan", help="Plan id.")] = None,
+    effective_date: Annotated[
+        str | None, typer.Option("--effective-date", help="YYYY-MM-DD; required with --payer/--plan.")
+    ] = None,
+    threshold: Annotated[float, typer.Option("--threshold", help="Minimum calibrated score of a source.")] = DEFAULT_THRESHOLD,
+    k: Annotated[int, typer.Option("--k", help="Passages per question part.")] = DEFAULT_K,
+    as_json: JsonFlag = False,
+) -> None:
+    """Answer a question over the terms that govern a contract, or a plan on a date, with sources."""
+    data: dict[str, Any] = {"question": question, "threshold": threshold, "k": k}
+    for key, value in (("contract_id", contract), ("payer_id", payer), ("plan_id", plan),
+                       ("effective_date", effective_date)):
+        if value is not None:
+            data[key] = value
+    request = parse_request(SearchRequest, data)
+    response = _options(ctx).engine().search(request)
+    if as_json:
+        print_json(response)
+    else:
+        render_search(out, response)
+
+
 # ----------------------------------------------------------------------------- demo
 
 
@@ -233,6 +274,9 @@ def demo_command(ctx: typer.Context) -> None:
     for doc in opened.corpus.documents:
         if len(doc.versions) > 1:
             render_timeline(version_timeline(opened, doc.id))
+
+
+eval_commands.register(app, lambda ctx: _options(ctx).engine())
 
 
 # ----------------------------------------------------------------------------- entry point

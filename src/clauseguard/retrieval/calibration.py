@@ -22,7 +22,8 @@ FEATURES: Final[tuple[str, ...]] = (
     "lexical_share",  # BM25 / best BM25 among eligible rows for this query part, in [0, 1]
     "cosine",  # dense cosine, clipped to [0, 1] (0 without a dense backend)
     "coverage",  # share of the part's distinct content terms found in the clause, in [0, 1]
-    "exact",  # 1: the clause is the named article or names the code; 0.5: its document governs the code
+    "article_match",  # 1 when the question names the clause's article number
+    "code_match",  # 1 when the question names a code the clause names or its document governs
     "kind_match",  # 1 when the clause's kind answers the part's aspect
     "reciprocal_rank",  # 1 / position after fusion and rerank
 )
@@ -47,9 +48,13 @@ class Calibrator:
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(self.features):
-            raise ValueError(f"calibration for {self.backend!r}: {len(self.weights)} weights for {len(self.features)} features")
+            raise ValueError(
+                f"calibration for {self.backend!r}: {len(self.weights)} weights for {len(self.features)} features"
+            )
         if any(w < 0 for w in self.weights):
-            raise ValueError(f"calibration for {self.backend!r}: weights must be >= 0 to keep the map monotone")
+            raise ValueError(
+                f"calibration for {self.backend!r}: weights must be >= 0 to keep the map monotone"
+            )
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         return self.bias + np.asarray(features, dtype=np.float64) @ np.asarray(self.weights, dtype=np.float64)
@@ -74,7 +79,9 @@ class Calibrator:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Calibrator:
         if data.get("format") != CALIBRATION_FORMAT:
-            raise ValueError(f"not a calibration file (format {data.get('format')!r}, expected {CALIBRATION_FORMAT!r})")
+            raise ValueError(
+                f"not a calibration file (format {data.get('format')!r}, expected {CALIBRATION_FORMAT!r})"
+            )
         return cls(
             backend=str(data["backend"]),
             weights=tuple(float(w) for w in data["weights"]),
@@ -87,7 +94,9 @@ class Calibrator:
 
 def uncalibrated(backend: str) -> Calibrator:
     """Hand-set weights for a backend with no fitted file (test doubles): ordered, not calibrated."""
-    return Calibrator(backend=backend, weights=(1.5, 2.0, 2.0, 1.5, 0.5, 1.0), bias=-4.0, fitted_on="hand-set")
+    return Calibrator(
+        backend=backend, weights=(1.5, 2.0, 2.0, 2.0, 0.5, 0.5, 1.0), bias=-4.0, fitted_on="hand-set"
+    )
 
 
 def calibration_file(backend: str) -> Path:
@@ -167,10 +176,69 @@ def fit_monotone_logistic(
     )
 
 
+L2_GRID: Final[tuple[float, ...]] = (1e-2, 3e-3, 1e-3, 3e-4, 1e-4)
+CV_FOLDS: Final = 5
+
+
+def cross_validated_l2(
+    features: np.ndarray,
+    labels: Sequence[int] | np.ndarray,
+    groups: Sequence[str],
+    *,
+    backend: str,
+    grid: Sequence[float] = L2_GRID,
+    folds: int = CV_FOLDS,
+) -> float:
+    """The L2 strength with the lowest held-out log loss, folds made of whole questions (a question's
+    pairs never sit on both sides). Ties go to the stronger penalty; folds are fixed by sorted id."""
+    x = np.asarray(features, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    names = sorted(set(groups))
+    fold_of = {name: i % folds for i, name in enumerate(names)}
+    fold = np.asarray([fold_of[g] for g in groups])
+    best: tuple[float, float] | None = None
+    for l2 in sorted(grid, reverse=True):
+        loss = 0.0
+        for f in range(folds):
+            train, test = fold != f, fold == f
+            if not test.any() or len(set(y[train].tolist())) < 2:
+                continue
+            p = fit_monotone_logistic(x[train], y[train], backend=backend, l2=l2).apply(x[test])
+            p = np.clip(p, 1e-9, 1 - 1e-9)
+            loss -= float(np.sum(y[test] * np.log(p) + (1 - y[test]) * np.log(1 - p)))
+        if best is None or loss < best[1] - 1e-9:
+            best = (l2, loss)
+    assert best is not None
+    return best[0]
+
+
+def fit_calibration(
+    features: np.ndarray,
+    labels: Sequence[int] | np.ndarray,
+    groups: Sequence[str],
+    *,
+    backend: str,
+    fitted_on: str = "",
+) -> Calibrator:
+    """Choose the penalty by grouped cross-validation, then fit on every pair."""
+    l2 = cross_validated_l2(features, labels, groups, backend=backend)
+    fitted = fit_monotone_logistic(features, labels, backend=backend, l2=l2, fitted_on=fitted_on)
+    return Calibrator(
+        backend=fitted.backend,
+        weights=fitted.weights,
+        bias=fitted.bias,
+        features=fitted.features,
+        fitted_on=fitted.fitted_on,
+        metrics=tuple(sorted((*fitted.metrics, ("l2", l2)))),
+    )
+
+
 # --- report metrics ----------------------------------------------------------------------------
 
 
-def expected_calibration_error(probs: Sequence[float] | np.ndarray, labels: Sequence[int] | np.ndarray, bins: int = DEFAULT_BINS) -> float:
+def expected_calibration_error(
+    probs: Sequence[float] | np.ndarray, labels: Sequence[int] | np.ndarray, bins: int = DEFAULT_BINS
+) -> float:
     """ECE: the bin-weighted mean |accuracy - confidence| over equal-width probability bins."""
     p = np.asarray(probs, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
@@ -192,7 +260,9 @@ def brier_score(probs: Sequence[float] | np.ndarray, labels: Sequence[int] | np.
     return float(np.mean((p - y) ** 2)) if len(p) else 0.0
 
 
-def reliability_table(probs: Sequence[float] | np.ndarray, labels: Sequence[int] | np.ndarray, bins: int = DEFAULT_BINS) -> list[tuple[float, float, float, int]]:
+def reliability_table(
+    probs: Sequence[float] | np.ndarray, labels: Sequence[int] | np.ndarray, bins: int = DEFAULT_BINS
+) -> list[tuple[float, float, float, int]]:
     """(bin low, mean score, share relevant, count) per non-empty bin: what ECE summarises."""
     p = np.asarray(probs, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)

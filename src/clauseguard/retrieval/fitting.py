@@ -18,7 +18,7 @@ from clauseguard.retrieval.calibration import (
     Calibrator,
     brier_score,
     expected_calibration_error,
-    fit_monotone_logistic,
+    fit_calibration,
     reliability_table,
     save_calibration,
     uncalibrated,
@@ -53,18 +53,25 @@ def fit_backend(backend: str) -> tuple[Calibrator, Pairs]:
     # Pairs are taken in fused order, so the placeholder calibration does not influence them.
     index = build_index(corpus, embedder=embedder, calibrator=uncalibrated(backend))
     pairs = labelled_pairs(index, corpus, load_questions())
-    fitted = fit_monotone_logistic(
-        pairs.features, pairs.labels, backend=backend, fitted_on=f"demo fit set, corpus {corpus.fingerprint()}"
+    fitted = fit_calibration(
+        pairs.features,
+        pairs.labels,
+        pairs.question_ids,
+        backend=backend,
+        fitted_on=f"demo fit set ({len(set(pairs.question_ids))} questions), corpus {corpus.fingerprint()}",
     )
     return fitted, pairs
 
 
-def report_on_external(calibrator: Calibrator, folder: Path, backend: str) -> CalibrationReport:
+def report_on_external(
+    calibrator: Calibrator, folder: Path, backend: str, *, with_codes: bool = False
+) -> CalibrationReport:
     """The report figures on the external suite's determination cases (question + gold clauses)."""
     corpus = load_path(folder / "corpus.json")
     embedder = None if backend == LEXICAL_ONLY else backend
     index = build_index(corpus, embedder=embedder, calibrator=calibrator)
-    return report(calibrator, labelled_pairs(index, corpus, external_report_questions(folder)))
+    questions = external_report_questions(folder, with_codes=with_codes)
+    return report(calibrator, labelled_pairs(index, corpus, questions))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.report is not None:
         out["report"] = report_on_external(calibrator, args.report, args.backend)._asdict()
+        out["report_with_codes"] = report_on_external(
+            calibrator, args.report, args.backend, with_codes=True
+        )._asdict()
     if args.write:
         out["written"] = str(save_calibration(calibrator))
     print(json.dumps(out, indent=2))

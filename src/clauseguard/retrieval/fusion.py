@@ -78,6 +78,8 @@ def fuse(
     raise ValueError(f"unknown fusion method {config.method!r}; use 'rrf' or 'weighted'")
 
 
-def rerank(fused: np.ndarray, kind_match: np.ndarray, exact: np.ndarray, config: FusionConfig = DEFAULT_FUSION) -> np.ndarray:
+def rerank(
+    fused: np.ndarray, kind_match: np.ndarray, exact: np.ndarray, config: FusionConfig = DEFAULT_FUSION
+) -> np.ndarray:
     """The fused score plus the part's preferences: the clause kind it asks about, and exact references."""
     return fused + config.kind_bonus * kind_match + config.exact_bonus * exact

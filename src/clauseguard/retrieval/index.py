@@ -33,7 +33,7 @@ class RetrievalIndex:
     lexical: LexicalIndex
     dense: DenseIndex | None
     calibrator: Calibrator
-    row_terms: tuple[frozenset[str], ...]  # distinct index tokens of each clause (term coverage)
+    row_terms: tuple[frozenset[str], ...]  # distinct tokens of each clause and its document's codes
     article_rows: Mapping[str, np.ndarray]  # article number -> rows with that number
     code_rows: Mapping[str, np.ndarray]  # code -> rows whose text names it
     document_code_rows: Mapping[str, np.ndarray]  # code -> rows whose document governs it
@@ -41,7 +41,7 @@ class RetrievalIndex:
     @property
     def backend(self) -> str:
         """The dense backend's name, or "lexical" without one: which calibration applies."""
-        return self.dense.backend if self.dense is not None else LEXICAL_ONLY
+        return self.dense.name if self.dense is not None else LEXICAL_ONLY
 
     @property
     def size(self) -> int:
@@ -77,13 +77,17 @@ def build_index(
         else None
     )
     backend = embedder.name if embedder is not None else LEXICAL_ONLY
+    body_tokens = [tokens(lexical_text(r)) for r in table.rows]
     return RetrievalIndex(
         fingerprint=fingerprint,
         clauses=table,
-        lexical=LexicalIndex.build(table),
+        lexical=LexicalIndex.build(table, body_tokens=body_tokens),
         dense=dense,
         calibrator=calibrator or load_calibration(backend),
-        row_terms=tuple(frozenset(tokens(lexical_text(r))) for r in table.rows),
+        row_terms=tuple(
+            frozenset(body).union(tokens(" ".join(r.document_codes)))
+            for body, r in zip(body_tokens, table.rows, strict=True)
+        ),
         article_rows=_rows_by([(r.article_number,) if r.article_number else () for r in table.rows]),
         code_rows=_rows_by([r.codes for r in table.rows]),
         document_code_rows=_rows_by([r.document_codes for r in table.rows]),
@@ -94,7 +98,9 @@ _BUILT: dict[tuple[str, str, str], RetrievalIndex] = {}
 _LOCK = threading.Lock()
 
 
-def index_for(corpus: Corpus, *, backend: str | None = DEFAULT_BACKEND, cache_dir: Path | None = None) -> RetrievalIndex:
+def index_for(
+    corpus: Corpus, *, backend: str | None = DEFAULT_BACKEND, cache_dir: Path | None = None
+) -> RetrievalIndex:
     """The index of a corpus for a backend, built on first use and kept for the life of the process."""
     fingerprint = corpus.fingerprint()
     key = (fingerprint, backend or LEXICAL_ONLY, str(cache_dir or ""))

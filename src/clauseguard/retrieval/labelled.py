@@ -19,9 +19,9 @@ import numpy as np
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.errors import ClauseguardError
+from clauseguard.retrieval.calibration import FEATURES
 from clauseguard.retrieval.eligible import eligible_mask
 from clauseguard.retrieval.index import RetrievalIndex
-from clauseguard.retrieval.calibration import FEATURES
 from clauseguard.retrieval.parts import split_question
 from clauseguard.retrieval.retrieve import as_part, candidates
 from clauseguard.versions import Eligibility, eligibility, eligibility_under_terms, governing_terms
@@ -76,11 +76,11 @@ def load_questions(path: Path | None = None) -> list[LabelledQuestion]:
     ]
 
 
-def external_report_questions(folder: Path, *, with_codes: bool = True) -> list[LabelledQuestion]:
+def external_report_questions(folder: Path, *, with_codes: bool = False) -> list[LabelledQuestion]:
     """The external suite's determination cases as labelled questions (read in place).
 
-    The query is the case's question, followed by its procedure codes when `with_codes` (a
-    determination always carries them, and exact code matching is part of retrieval).
+    The query is the case's question as asked (the pipeline's `resolve` step maps the procedure
+    codes to governing documents before retrieval); `with_codes` appends the codes to the query.
     """
     found: list[LabelledQuestion] = []
     for name in ("seed.json", "generated.json"):
@@ -114,10 +114,14 @@ def external_report_questions(folder: Path, *, with_codes: bool = True) -> list[
 def eligibility_of(corpus: Corpus, question: LabelledQuestion) -> Eligibility:
     """The eligible clauses of the question's request, decided by the version rules."""
     if question.contract_id:
-        return eligibility_under_terms(corpus, governing_terms(corpus, question.contract_id, question.effective_date))
+        return eligibility_under_terms(
+            corpus, governing_terms(corpus, question.contract_id, question.effective_date)
+        )
     if not question.plan_id or question.effective_date is None:
         raise ValueError(f"labelled question {question.id}: give contract_id, or plan_id and effective_date")
-    return eligibility(corpus, plan_id=question.plan_id, day=question.effective_date, payer_id=question.payer_id or None)
+    return eligibility(
+        corpus, plan_id=question.plan_id, day=question.effective_date, payer_id=question.payer_id or None
+    )
 
 
 def check_labels(corpus: Corpus, questions: Iterable[LabelledQuestion]) -> list[str]:
@@ -132,7 +136,9 @@ def check_labels(corpus: Corpus, questions: Iterable[LabelledQuestion]) -> list[
         allowed = set(decided.eligible)
         for cid in q.gold_clause_ids:
             if cid not in allowed:
-                problems.append(f"{q.id}: gold clause {cid} is not eligible ({decided.reasons.get(cid, 'unknown id')})")
+                problems.append(
+                    f"{q.id}: gold clause {cid} is not eligible ({decided.reasons.get(cid, 'unknown id')})"
+                )
         if len(split_question(q.question)) != 1:
             problems.append(f"{q.id}: a labelled question must be one part; split it")
     return problems
@@ -173,4 +179,3 @@ def labelled_pairs(
             ranks.append(int(found.rank[i]))
     matrix = np.vstack(rows) if rows else np.zeros((0, len(FEATURES)))
     return Pairs(qids, cids, matrix, np.asarray(labels, dtype=np.int64), np.asarray(ranks, dtype=np.int64))
-

@@ -8,13 +8,15 @@ mask it is given: masked rows score exactly 0 and are removed before any top-k.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import Final
 
-import bm25s
+import bm25s  # type: ignore[import-untyped]
 import numpy as np
 
 from clauseguard.retrieval.clauses import ClauseTable, check_mask, lexical_text, title_text
+from clauseguard.retrieval.retriever import Scored
 from clauseguard.retrieval.tokens import tokens
 
 # bm25s sets its own logger to DEBUG on import; a library must not talk on the user's stderr.
@@ -23,14 +25,6 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 DEFAULT_K1: Final = 1.2
 DEFAULT_B: Final = 0.75
 DEFAULT_TITLE_WEIGHT: Final = 0.3  # a title match says "right document", weaker than "right clause"
-
-
-class LexicalScores(NamedTuple):
-    """Rows with a positive BM25 score under the mask, unordered, and the query terms that matched."""
-
-    indices: np.ndarray  # int64 rows
-    scores: np.ndarray  # float64, > 0
-    query_terms: tuple[str, ...]
 
 
 class _Field:
@@ -57,7 +51,7 @@ class _Field:
 
 @dataclass(frozen=True, eq=False)
 class LexicalIndex:
-    """BM25 over a clause table; `score` is the only way in and it takes the eligibility mask."""
+    """BM25 over a clause table; `search` is the only way in and it takes the eligibility mask."""
 
     body: _Field
     title: _Field
@@ -69,24 +63,41 @@ class LexicalIndex:
         cls,
         table: ClauseTable,
         *,
+        body_tokens: Sequence[list[str]] | None = None,
         k1: float = DEFAULT_K1,
         b: float = DEFAULT_B,
         title_weight: float = DEFAULT_TITLE_WEIGHT,
     ) -> LexicalIndex:
-        body = _Field([tokens(lexical_text(r)) for r in table.rows], k1, b)
-        title = _Field([tokens(title_text(r)) for r in table.rows], k1, b)
-        return cls(body=body, title=title, size=len(table), title_weight=title_weight)
+        """Index the table; `body_tokens` (one list per row) saves re-tokenising when the caller has them."""
+        if body_tokens is None:
+            body_tokens = [tokens(lexical_text(r)) for r in table.rows]
+        # A document's title and codes are the same for all its rows: tokenise each distinct one once.
+        titles: dict[str, list[str]] = {}
+        title_tokens = []
+        for row in table.rows:
+            text = title_text(row)
+            if text not in titles:
+                titles[text] = tokens(text)
+            title_tokens.append(titles[text])
+        return cls(
+            body=_Field(list(body_tokens), k1, b),
+            title=_Field(title_tokens, k1, b),
+            size=len(table),
+            title_weight=title_weight,
+        )
 
-    def score(self, query: str, mask: np.ndarray) -> LexicalScores:
+    name = "bm25"
+
+    def search(self, query: str, mask: np.ndarray) -> Scored:
         """BM25 of every row under the mask (others are never candidates); rows at or below 0 are dropped."""
         check_mask(mask, self.size)
         terms = tuple(sorted(set(tokens(query))))
         if not terms or self.size == 0:
-            return LexicalScores(np.empty(0, np.int64), np.empty(0, np.float64), terms)
+            return Scored(np.empty(0, np.int64), np.empty(0, np.float64))
         weight_mask = mask.astype(np.float32)
         total = self.body.scores(terms, weight_mask, self.size).astype(np.float64)
         if self.title_weight:
             total += self.title_weight * self.title.scores(terms, weight_mask, self.size)
         # The mask is applied again as a guard: a zero weight must never be a candidate.
         hit = np.flatnonzero((total > 0) & mask)
-        return LexicalScores(hit.astype(np.int64), total[hit], terms)
+        return Scored(hit.astype(np.int64), total[hit])

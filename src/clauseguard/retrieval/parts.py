@@ -20,8 +20,11 @@ EXCLUSION: Final = "exclusion"
 
 # Most specific first: "how much is reimbursed" asks for an amount, not whether it is covered.
 _CUES: Final[tuple[tuple[str, str], ...]] = (
-    (WAITING_PERIOD, r"waiting|wait|qualifying period|how long before|how soon|from when|^\s*(?:and\s+)?when\s*$|"
-        r"when does (?:cover|it) start|start date|after joining"),
+    (
+        WAITING_PERIOD,
+        r"waiting|wait|qualifying period|how long before|how soon|from when|^\s*(?:and\s+)?when\s*$|"
+        r"when does (?:cover|it) start|start date|after joining",
+    ),
     (
         DOCUMENTS,
         r"documents?|documentation|paperwork|evidence|proof|supporting|forms?|submit|send|invoices?|"
@@ -43,9 +46,10 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
 _CUE_PATTERNS: Final = tuple((aspect, re.compile(rf"\b(?:{rx})\b")) for aspect, rx in _CUES)
 _ANY_CUE: Final = re.compile("|".join(f"(?:{p.pattern})" for _, p in _CUE_PATTERNS))
 
-# Which clause kinds answer a part about each aspect (the rerank prefers them).
+# Which clause kinds answer a part about each aspect (the rerank prefers them). A scope clause
+# says what a policy is about, not whether it pays; one that states a coverage_type does answer.
 PREFERRED_KINDS: Final[dict[str, frozenset[str]]] = {
-    COVERAGE: frozenset({"criteria", "scope", "exclusion"}),
+    COVERAGE: frozenset({"criteria", "exclusion"}),
     LIMIT: frozenset({"limit"}),
     WAITING_PERIOD: frozenset({"waiting_period"}),
     DOCUMENTS: frozenset({"documents"}),
@@ -86,6 +90,13 @@ def aspect_of(text: str) -> str | None:
 
 def preferred_kinds(aspect: str | None) -> frozenset[str]:
     return PREFERRED_KINDS.get(aspect or "", frozenset())
+
+
+def answers_aspect(aspect: str | None, kind: str | None, coverage_type: str | None) -> bool:
+    """True when a clause of this kind (or one stating a coverage type, for coverage) answers the aspect."""
+    if aspect == COVERAGE and coverage_type in ("covered", "not_covered", "conditional"):
+        return True
+    return kind in preferred_kinds(aspect)
 
 
 def _subject_words(piece: str) -> str:

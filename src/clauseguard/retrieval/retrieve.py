@@ -7,7 +7,7 @@ over the ineligible rows. Output order is (-score, clause id), so equal inputs g
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 
 import numpy as np
@@ -15,7 +15,13 @@ import numpy as np
 from clauseguard.retrieval.clauses import check_mask, sort_by_score, top_k
 from clauseguard.retrieval.fusion import DEFAULT_FUSION, FusionConfig, fuse, ranks_of, rerank
 from clauseguard.retrieval.index import RetrievalIndex
-from clauseguard.retrieval.parts import QuestionPart, aspect_of, preferred_kinds, split_question
+from clauseguard.retrieval.parts import (
+    QUANTITY_ASPECTS,
+    QuestionPart,
+    answers_aspect,
+    aspect_of,
+    split_question,
+)
 from clauseguard.retrieval.tokens import article_references, code_references, content_terms
 
 CANDIDATE_POOL: Final = 50  # per backend, before fusion; at least 5 k
@@ -32,8 +38,9 @@ class Hit(NamedTuple):
     lexical_share: float  # BM25 / best BM25 among the rows searched
     cosine: float  # dense cosine (0 without a dense backend)
     coverage: float  # share of the part's distinct content terms found in the clause
-    exact: float  # 1 named article or code in the clause, 0.5 code governed by its document
-    kind_match: float  # 1 when the clause kind answers the part's aspect
+    article_match: float  # 1 when the part names this clause's article number
+    code_match: float  # 1 when the part names a code the clause names or its document governs
+    kind_match: float  # 1 when the clause answers the part's aspect (its kind, or a stated coverage)
     fused: float  # fused score plus rerank bonuses
     rank: int  # 1-based position after fusion and rerank, before calibration
 
@@ -43,29 +50,16 @@ def as_part(question: QuestionPart | str) -> QuestionPart:
     if isinstance(question, QuestionPart):
         return question
     aspect = aspect_of(question)
-    return QuestionPart(question, question, "", aspect, aspect in ("limit", "waiting_period"))
+    return QuestionPart(question, question, "", aspect, aspect in QUANTITY_ASPECTS)
 
 
-def _exact_rows(index: RetrievalIndex, text: str, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows under the mask that the text names exactly, with strength 1 (article / code in the
-    clause) or 0.5 (code governed by the clause's document)."""
-    strong: list[np.ndarray] = []
-    weak: list[np.ndarray] = []
-    for number in article_references(text):
-        if number in index.article_rows:
-            strong.append(index.article_rows[number])
-    for code in code_references(text):
-        if code in index.code_rows:
-            strong.append(index.code_rows[code])
-        if code in index.document_code_rows:
-            weak.append(index.document_code_rows[code])
-    rows_strong = np.unique(np.concatenate(strong)) if strong else np.empty(0, np.int64)
-    rows_weak = np.unique(np.concatenate(weak)) if weak else np.empty(0, np.int64)
-    rows_strong = rows_strong[mask[rows_strong]]
-    rows_weak = rows_weak[mask[rows_weak]]
-    rows = np.union1d(rows_strong, rows_weak)
-    strength = np.where(np.isin(rows, rows_strong), 1.0, 0.5)
-    return rows.astype(np.int64), strength
+def _named_rows(lookup: Mapping[str, np.ndarray], keys: Sequence[str], mask: np.ndarray) -> np.ndarray:
+    """Sorted rows under the mask that any of the keys (article numbers, codes) points at."""
+    found = [lookup[key] for key in keys if key in lookup]
+    if not found:
+        return np.empty(0, np.int64)
+    rows = np.unique(np.concatenate(found))
+    return rows[mask[rows]].astype(np.int64)
 
 
 class Candidates(NamedTuple):
@@ -76,35 +70,41 @@ class Candidates(NamedTuple):
     lexical_share: np.ndarray
     cosine: np.ndarray
     coverage: np.ndarray
-    exact: np.ndarray
+    article_match: np.ndarray
+    code_match: np.ndarray
     kind_match: np.ndarray
     fused: np.ndarray
     rank: np.ndarray  # 1-based, by fused (then clause id)
     tie: np.ndarray  # clause-id order of each row
 
     def features(self) -> np.ndarray:
-        """The calibration features (see `calibration.FEATURES`), one row per candidate."""
+        """The calibration features (in `calibration.FEATURES` order), one row per candidate."""
         return np.column_stack(
             [
                 self.lexical_share,
                 np.clip(self.cosine, 0.0, 1.0),
                 self.coverage,
-                self.exact,
+                self.article_match,
+                self.code_match,
                 self.kind_match,
                 1.0 / self.rank,
             ]
         )
 
 
-def _lookup(rows: np.ndarray, values: np.ndarray, wanted: np.ndarray, default: float = 0.0) -> np.ndarray:
-    """values[rows == w] for each wanted row (rows sorted), default where absent."""
-    out = np.full(len(wanted), default, dtype=np.float64)
-    if len(rows) == 0:
+def _lookup(rows: np.ndarray | None, values: np.ndarray | None, wanted: np.ndarray) -> np.ndarray:
+    """values[rows == w] for each wanted row (rows sorted), 0 where absent."""
+    out = np.zeros(len(wanted), dtype=np.float64)
+    if rows is None or values is None or len(rows) == 0:
         return out
     at = np.minimum(np.searchsorted(rows, wanted), len(rows) - 1)
     found = rows[at] == wanted
     out[found] = values[at[found]]
     return out
+
+
+def _member(rows: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    return np.isin(wanted, rows).astype(np.float64)
 
 
 def candidates(
@@ -117,47 +117,56 @@ def candidates(
     table = index.clauses
     pool_size = max(CANDIDATE_POOL, 5 * k)
 
-    lexical = index.lexical.score(part.text, mask)
+    lexical = index.lexical.search(part.text, mask)
     best_bm25 = float(lexical.scores.max()) if len(lexical.scores) else 0.0
     pools = [top_k(lexical.indices, lexical.scores, table.id_order, pool_size)]
 
-    dense_rows: np.ndarray | None = None
-    dense_scores: np.ndarray | None = None
+    query_vector: np.ndarray | None = None
     if index.dense is not None:
-        dense = index.dense.score(index.dense.embed_query(part.text), mask)
-        dense_rows, dense_scores = dense.indices, dense.scores
-        pools.append(top_k(dense_rows, dense_scores, table.id_order, pool_size))
+        query_vector = index.dense.embed_query(part.text)
+        dense = index.dense.search_vector(query_vector, mask)
+        pools.append(top_k(dense.indices, dense.scores, table.id_order, pool_size))
 
-    exact_rows, exact_strength = _exact_rows(index, part.text, mask)
-    pools.append(exact_rows[: 4 * pool_size])
+    codes = code_references(part.text)
+    article_rows = _named_rows(index.article_rows, article_references(part.text), mask)
+    code_rows = np.union1d(
+        _named_rows(index.code_rows, codes, mask), _named_rows(index.document_code_rows, codes, mask)
+    )
+    pools += [article_rows[:pool_size], code_rows[:pool_size]]
     pool = np.unique(np.concatenate(pools)).astype(np.int64)
     if len(pool) == 0:
         return None
 
     bm25 = _lookup(lexical.indices, lexical.scores, pool)
     share = bm25 / best_bm25 if best_bm25 > 0 else bm25
-    has_dense = dense_rows is not None and dense_scores is not None
-    cosine = _lookup(dense_rows, dense_scores, pool) if has_dense else np.zeros(len(pool))  # type: ignore[arg-type]
-    exact = _lookup(exact_rows, exact_strength, pool)
+    has_dense = index.dense is not None and query_vector is not None
+    cosine = index.dense.similarities(query_vector, pool) if has_dense else np.zeros(len(pool))  # type: ignore[union-attr,arg-type]
+    article_match = _member(article_rows, pool)
+    code_match = _member(code_rows, pool)
 
     terms = content_terms(part.text)
-    kinds = preferred_kinds(part.aspect)
     coverage = np.zeros(len(pool))
     kind_match = np.zeros(len(pool))
     for i, row in enumerate(pool.tolist()):
+        clause = table.rows[row]
         if terms:
             coverage[i] = len(index.row_terms[row].intersection(terms)) / len(terms)
-        kind_match[i] = 1.0 if table.rows[row].kind in kinds else 0.0
+        kind_match[i] = 1.0 if answers_aspect(part.aspect, clause.kind, clause.coverage_type) else 0.0
 
     tie = table.id_order[pool]
     everyone = np.ones(len(pool), dtype=bool)
     lexical_rank = ranks_of(bm25, bm25 > 0, tie)
     dense_rank = ranks_of(cosine, everyone, tie) if has_dense else None
     fused = rerank(
-        fuse(share, lexical_rank, cosine if has_dense else None, dense_rank, fusion), kind_match, exact, fusion
+        fuse(share, lexical_rank, cosine if has_dense else None, dense_rank, fusion),
+        kind_match,
+        np.maximum(article_match, code_match),
+        fusion,
     )
     rank = ranks_of(fused, everyone, tie)
-    return Candidates(pool, bm25, share, cosine, coverage, exact, kind_match, fused, rank, tie)
+    return Candidates(
+        pool, bm25, share, cosine, coverage, article_match, code_match, kind_match, fused, rank, tie
+    )
 
 
 def _rank(
@@ -181,7 +190,8 @@ def _rank(
             lexical_share=float(found.lexical_share[i]),
             cosine=float(found.cosine[i]),
             coverage=float(found.coverage[i]),
-            exact=float(found.exact[i]),
+            article_match=float(found.article_match[i]),
+            code_match=float(found.code_match[i]),
             kind_match=float(found.kind_match[i]),
             fused=float(found.fused[i]),
             rank=int(found.rank[i]),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Final
 
 # Function words and question scaffolding: they carry no evidence about which clause answers.
@@ -33,6 +34,7 @@ def normalise(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
+@lru_cache(maxsize=1 << 18)  # a corpus has far fewer distinct words than tokens
 def stem(word: str) -> str:
     """A small, fixed suffix stripper: plurals and -ing/-ed/-ment/-ation forms meet one stem.
 
@@ -47,12 +49,17 @@ def stem(word: str) -> str:
         word = word[:-2]
     elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
-    for suffix in ("ations", "ation", "ments", "ment", "ings", "ing", "edly", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if suffix in ("ing", "ings", "ed", "edly") and _DOUBLE.search(word):
-                word = word[:-1]
+    for _ in range(2):  # "documentation" -> "document" -> "docu", like "documents"
+        for suffix in ("ations", "ation", "ments", "ment", "ings", "ing", "edly", "ed"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+                if suffix in ("ing", "ings", "ed", "edly") and _DOUBLE.search(word):
+                    word = word[:-1]
+                break
+        else:
             break
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]  # "reimburse" meets "reimbursed", "require" meets "required"
     return word
 
 

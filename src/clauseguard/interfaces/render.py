@@ -1,0 +1,47 @@
+"""Human renderings of engine answers for the terminal (rich). Reads response dicts; decides nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+GATE_STYLE = {"DETERMINE": "green", "REVIEW": "yellow", "REFUSE": "magenta", "HALT": "red"}
+
+
+def _passages(title: str, rows: list[Mapping[str, Any]], extra: str | None = None) -> Table:
+    table = Table(title=title, title_justify="left")
+    for col in ("clause", "version", "article", "page", "score") + ((extra,) if extra else ()):
+        table.add_column(col)
+    for r in rows:
+        cells = [r["clause_id"], str(r.get("version") or ""), str(r.get("article") or ""), str(r.get("page") or ""),
+                 f"{r['score']:.2f}"]
+        if extra:
+            cells.append(str(r.get(extra, "")))
+        table.add_row(*cells)
+    return table
+
+
+def render_search(out: Console, response: Mapping[str, Any]) -> None:
+    """Status and action first, then the sourced answer, sources, excluded and below-threshold passages."""
+    status = response["status"]
+    style = "green" if status == "answered" and response["action"] == "none" else "yellow"
+    header = f"[bold {style}]{status}[/] — action: {response['action']}"
+    target = response.get("contract_id") or f"{response.get('payer_id')} / {response.get('plan_id')}"
+    header += f"\n{target}, effective {response['effective_date']}"
+    if response.get("requested_date"):
+        header += f" (requested {response['requested_date']})"
+    header += f"; applicable version: {response['applicable_version']}"
+    out.print(Panel(header, title="search", title_align="left"))
+    out.print(response["answer"])
+    if response["unsettled"]:
+        out.print(f"[yellow]unsettled:[/] {', '.join(response['unsettled'])}")
+    if response["sources"]:
+        out.print(_passages("sources", response["sources"]))
+    if response["excluded"]:
+        out.print(_passages("excluded (not eligible)", response["excluded"], "reason"))
+    if response["below_threshold"]:
+        out.print(_passages(f"below threshold {response['threshold']}", response["below_threshold"]))
