@@ -16,7 +16,8 @@ from typing import Any, Final
 from clauseguard.audit import digest
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.sources import Opened
-from clauseguard.requests import SearchRequest, parse_request
+from clauseguard.compare import compare as run_compare
+from clauseguard.requests import CompareRequest, SearchRequest, parse_request
 from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
 from clauseguard.search import search as run_search
 
@@ -67,5 +68,14 @@ class Engine:
         started = time.perf_counter()
         response = run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
         response["trace_id"] = self._ids("search", parsed.model_dump(mode="json"))
+        response["timings"] = {"engine_s": round(time.perf_counter() - started, 6)}
+        return response
+
+    def compare(self, request: dict[str, Any] | CompareRequest) -> dict[str, Any]:
+        """The same question against two targets, each side answered, differences point by point."""
+        parsed = request if isinstance(request, CompareRequest) else parse_request(CompareRequest, request)
+        started = time.perf_counter()
+        response = run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
+        response["trace_id"] = self._ids("compare", parsed.model_dump(mode="json"))
         response["timings"] = {"engine_s": round(time.perf_counter() - started, 6)}
         return response

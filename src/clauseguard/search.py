@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.store import CorpusStore
@@ -22,8 +22,6 @@ from clauseguard.retrieval import (
     QuestionPart,
     RetrievalIndex,
     best_ineligible,
-    eligible_mask,
-    ineligible_mask,
     retrieve,
     split_question,
 )
@@ -197,13 +195,31 @@ def search(
             "answer": sentence[0].upper() + sentence[1:] + ".",
         }
 
-    elig = target.eligibility
-    mask = eligible_mask(index, elig)
-    answers, below = answer_parts(index, parts, mask, request.threshold, request.k)
+    return {**base, **answer_over(index, store, parts, target.eligibility, request.threshold, request.k)}
+
+
+class Scope(Protocol):
+    """Which clauses a question may be answered from, and why each other clause may not."""
+
+    @property
+    def eligible(self) -> tuple[str, ...]: ...
+
+    @property
+    def day(self) -> date: ...
+
+    def reason(self, clause_id: str) -> str | None: ...
+
+
+def answer_over(
+    index: RetrievalIndex, store: CorpusStore, parts: Sequence[QuestionPart], elig: Scope, threshold: float, k: int
+) -> dict[str, Any]:
+    """Excluded, below-threshold, status, sources, action, unsettled and answer for one scope."""
+    mask = index.clauses.mask_of(elig.eligible)
+    answers, below = answer_parts(index, parts, mask, threshold, k)
     answers = _moot_by_exclusion(answers)
 
     excluded = []
-    for hit in best_ineligible(index, parts, ineligible_mask(index, elig), request.k):
+    for hit in best_ineligible(index, parts, ~mask, k):
         row = _row(index, hit)
         excluded.append({
             "clause_id": row.clause_id, "document_id": row.document_id, "article": row.article, "page": row.page,
@@ -248,7 +264,6 @@ def search(
     verify_sources(sources, store, elig)
     status = "answered" if sources else "refused"
     response = {
-        **base,
         "excluded": excluded,
         "below_threshold": below_threshold,
         "status": status,
@@ -262,7 +277,9 @@ def search(
     return response
 
 
-def verify_sources(sources: list[dict[str, Any]], store: CorpusStore, elig: Eligibility) -> None:
+
+
+def verify_sources(sources: list[dict[str, Any]], store: CorpusStore, elig: Scope) -> None:
     """Each source re-read cold from the store: it exists, its excerpt is verbatim, it is in effect on
     the governing date. A source that fails is dropped (never shown as evidence)."""
     cold = store.reopen()

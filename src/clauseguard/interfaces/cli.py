@@ -23,8 +23,8 @@ from clauseguard.corpus.stats import corpus_stats
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError, CorpusError, NotFoundError
 from clauseguard.interfaces import eval_commands
-from clauseguard.interfaces.render import render_search
-from clauseguard.requests import DEFAULT_K, DEFAULT_THRESHOLD, SearchRequest, parse_request
+from clauseguard.interfaces.render import render_compare, render_search
+from clauseguard.requests import DEFAULT_K, DEFAULT_THRESHOLD, CompareRequest, SearchRequest, parse_request
 
 app = typer.Typer(
     name="clauseguard",
@@ -254,6 +254,28 @@ def search_command(
         print_json(response)
     else:
         render_search(out, response)
+
+
+@app.command("compare")
+def compare_command(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Option("--question", help="The question both sides answer.")],
+    a: Annotated[str, typer.Option("--a", help="document:ID[@VERSION], rider:ID, plan:ID or contract:ID.")],
+    b: Annotated[str, typer.Option("--b", help="The other target, same forms.")],
+    as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD, for targets that need a date.")] = None,
+    threshold: Annotated[float, typer.Option("--threshold")] = DEFAULT_THRESHOLD,
+    k: Annotated[int, typer.Option("--k")] = DEFAULT_K,
+    as_json: JsonFlag = False,
+) -> None:
+    """Answer one question against two targets and list their differences point by point."""
+    data: dict[str, Any] = {"question": question, "a": a, "b": b, "threshold": threshold, "k": k}
+    if as_of is not None:
+        data["as_of_date"] = as_of
+    response = _options(ctx).engine().compare(parse_request(CompareRequest, data))
+    if as_json:
+        print_json(response)
+    else:
+        render_compare(out, response)
 
 
 # ----------------------------------------------------------------------------- demo

@@ -45,3 +45,24 @@ def render_search(out: Console, response: Mapping[str, Any]) -> None:
         out.print(_passages("excluded (not eligible)", response["excluded"], "reason"))
     if response["below_threshold"]:
         out.print(_passages(f"below threshold {response['threshold']}", response["below_threshold"]))
+
+
+def render_compare(out: Console, response: Mapping[str, Any]) -> None:
+    """Both sides' answers, then the differences side by side and the clauses with no counterpart."""
+    out.print(Panel(f"{response['question']}\nA: {response['a']['target']}   B: {response['b']['target']}",
+                    title="compare", title_align="left"))
+    for name in ("a", "b"):
+        side = response[name]
+        out.print(f"[bold]{name.upper()}[/] ({side['target']}, {side['as_of_date']}): {side['answer']}")
+    table = Table(title="differences", title_justify="left")
+    for col in ("aspect", "A", "B"):
+        table.add_column(col)
+    for d in response["differences"]:
+        cells = []
+        for name in ("a", "b"):
+            side = d[name]
+            cells.append("—" if side is None else f"{side['clause_id']}: {side.get('value', side.get('text', ''))}")
+        table.add_row(d["aspect"], *cells)
+    out.print(table)
+    if response["not_compared"]:
+        out.print(f"not compared (no counterpart): {', '.join(response['not_compared'])}")
