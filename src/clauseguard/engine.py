@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from clauseguard.audit import digest
+from clauseguard.compare import compare as run_compare
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.sources import Opened
-from clauseguard.compare import compare as run_compare
 from clauseguard.requests import CompareRequest, SearchRequest, parse_request
 from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
 from clauseguard.search import search as run_search

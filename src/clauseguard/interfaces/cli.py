@@ -22,7 +22,7 @@ from clauseguard.corpus.sources import Opened, open_corpus
 from clauseguard.corpus.stats import corpus_stats
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError, CorpusError, NotFoundError
-from clauseguard.interfaces import eval_commands
+from clauseguard.interfaces import eval_commands, ingest_commands
 from clauseguard.interfaces.render import render_compare, render_search
 from clauseguard.requests import DEFAULT_K, DEFAULT_THRESHOLD, CompareRequest, SearchRequest, parse_request
 
@@ -299,6 +299,7 @@ def demo_command(ctx: typer.Context) -> None:
 
 
 eval_commands.register(app, lambda ctx: _options(ctx).engine())
+ingest_commands.register(app, corpus_app)
 
 
 # ----------------------------------------------------------------------------- entry point
