@@ -1,8 +1,7 @@
-"""The criteria tree: ALL / ANY / NOT and waiver / routing UNLESS over atoms, each quoting its clause span.
+"""The criteria tree: ALL / ANY / NOT and waiver / routing UNLESS over atoms that quote the clause.
 
-It owns the shape of policy-as-code (`Clause.criteria`): the dataclasses, their JSON form, the JSON
-Schema and the loader that checks every quoted span against the clause. It never reads clause prose
-(that is `compiler.py`) and never judges a request (that is `evaluate.py`).
+It owns the shape of policy-as-code (`Clause.criteria`) and checks every quoted span on load; it never
+reads clause prose (compiler.py) and never judges a request (evaluate.py).
 """
 
 from __future__ import annotations
@@ -283,9 +282,9 @@ class Routing:
     the requested service is not covered under this rule; the condition never discharges the body."""
 
     kind: ClassVar[str] = "routing"
-    body: Node
     condition: Node
     span: Span
+    body: Node | None = None  # None: nothing else is required
     target: Service | None = None
 
 
@@ -421,8 +420,7 @@ def map_atoms(node: Node | None, fn: Callable[[Atom], Node]) -> Node | None:
         target = fn(node.target) if node.target is not None else None
         if target is not None and not isinstance(target, Service):
             raise ValueError("a routing target must stay a service")
-        return Routing(_required(map_atoms(node.body, fn)), _required(map_atoms(node.condition, fn)),
-                       node.span, target)
+        return Routing(_required(map_atoms(node.condition, fn)), node.span, map_atoms(node.body, fn), target)
     return fn(node)
 
 
@@ -442,15 +440,20 @@ def renumber(criteria: Criteria) -> Criteria:
         mapping.setdefault(atom.id, new_id)
         return dataclasses.replace(atom, id=new_id)  # type: ignore[return-value]
 
+    def fresh_service(service: Service) -> Service:
+        new_id = f"a{next(counter)}"
+        mapping.setdefault(service.id, new_id)
+        return dataclasses.replace(service, id=new_id)
+
     rules = []
     for rule in criteria.rules:
-        subject = fresh(rule.subject) if rule.subject is not None else None
+        subject = fresh_service(rule.subject) if rule.subject is not None else None
         population = map_atoms(rule.population, fresh)
         trigger = map_atoms(rule.trigger, fresh)
         when = map_atoms(rule.when, fresh)
         rules.append(dataclasses.replace(rule, subject=subject, population=population, trigger=trigger, when=when))
     designations = tuple(
-        dataclasses.replace(d, subject=fresh(d.subject)) for d in criteria.designations
+        dataclasses.replace(d, subject=fresh_service(d.subject)) for d in criteria.designations
     )
     amendments = tuple(
         dataclasses.replace(a, replacement=map_atoms(a.replacement, fresh)) for a in criteria.amendments
@@ -467,7 +470,7 @@ def renumber(criteria: Criteria) -> Criteria:
             return Waiver(_required(fix(node.body)), _required(fix(node.condition)),
                           tuple(mapping.get(w, w) for w in node.waives), node.span)
         if isinstance(node, Routing):
-            return Routing(_required(fix(node.body)), _required(fix(node.condition)), node.span, node.target)
+            return Routing(_required(fix(node.condition)), node.span, fix(node.body), node.target)
         return node
 
     rules = [dataclasses.replace(r, population=fix(r.population), trigger=fix(r.trigger), when=fix(r.when))
@@ -724,8 +727,9 @@ def _schema_for(tp: Any) -> dict[str, Any]:
         return {"$ref": "#/$defs/span"}
     if dataclasses.is_dataclass(tp):
         return {"$ref": f"#/$defs/{_def_name(tp)}"}  # type: ignore[arg-type]
-    return {float: {"type": "number"}, int: {"type": "integer"}, bool: {"type": "boolean"},
-            str: {"type": "string", "minLength": 1}}[tp]
+    scalars: dict[Any, dict[str, Any]] = {float: {"type": "number"}, int: {"type": "integer"},
+                                          bool: {"type": "boolean"}, str: {"type": "string", "minLength": 1}}
+    return scalars[tp]
 
 
 def _def_name(cls: type) -> str:

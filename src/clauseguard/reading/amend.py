@@ -1,0 +1,139 @@
+"""Rider amendments resolved against a base clause: which of its criteria a rider's words name.
+
+It never decides whether a rider is attached or in effect (resolution does) and never rewrites a tree:
+evaluation reads the overrides, so a rider that waives one criterion leaves the others standing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise
+from clauseguard.reading.tree import (
+    AllOf,
+    Amendment,
+    AmendmentAction,
+    AnyOf,
+    Atom,
+    Condition,
+    Count,
+    Criteria,
+    Documentation,
+    Duration,
+    Measure,
+    Node,
+    Not,
+    Routing,
+    Service,
+    Treatment,
+    Waiver,
+)
+
+# Grammar words for requirement names, not domain terms: a head noun that names "the requirement".
+_HEADS = frozenset({"requirement", "requirements", "criterion", "criteria", "limitation", "limitations", "limit",
+                    "limits", "the", "a", "an", "of", "for", "in", "on", "to", "and", "or", "described", "policy"})
+_LIMIT_WORDS = frozenset({"quantity", "quantities", "limitation", "limit", "frequency", "supply", "units", "unit"})
+
+
+@dataclass(frozen=True)
+class Override:
+    """An amendment applied to one clause: the atoms it names there, and what it does to them."""
+
+    action: AmendmentAction
+    atom_ids: tuple[str, ...]
+    amendment: Amendment
+    rider_clause: str | None = None
+
+    def replacement_for(self, atom: Atom) -> Atom | None:
+        """The atom evaluation uses instead of `atom` (a count keeps its direction when the window matches)."""
+        new = self.amendment.replacement
+        if self.action != "replace" or atom.id not in self.atom_ids or not isinstance(new, Atom):
+            return None
+        if isinstance(atom, Count) and isinstance(new, Count) and atom.per == new.per:
+            return dataclasses.replace(atom, value=new.value)
+        return dataclasses.replace(new, id=atom.id)
+
+
+def resolve_amendment(criteria: Criteria, amendment: Amendment, lexicon: Lexicon | None = None,
+                      rider_clause: str | None = None) -> Override | None:
+    """The atoms of `criteria` that the amendment's named requirement means; None when it names none."""
+    lex = lexicon or default_lexicon()
+    atoms = [a for a in _requirements(criteria) if not isinstance(a, Service)]
+    name = normalise(amendment.requirement)
+    new = amendment.replacement
+    hits: list[Atom]
+    if amendment.action == "replace" and isinstance(new, Count) and set(name.split()) & _LIMIT_WORDS:
+        hits = [a for a in atoms if isinstance(a, Count) and _same_item(lex, a.item, new.item)]
+    else:
+        named = [m.name for m in lex.find_concepts(name)]
+        hits = []
+        for a in atoms:
+            concept = _concept(a)
+            if concept is not None and any(_same(lex, concept, n) for n in named):
+                hits.append(a)
+        if not hits:
+            want = _words(name)
+            scored = [(len(want & (_words(a.span.text) | _words(a.label))), a) for a in atoms]
+            top = max((s for s, _ in scored), default=0)
+            hits = [a for s, a in scored if s == top and s > 0]
+    if not hits:
+        return None
+    return Override(amendment.action, tuple(a.id for a in hits), amendment, rider_clause)
+
+
+def _requirements(criteria: Criteria) -> list[Atom]:
+    """Atoms a rider can waive or replace: requirements and limits, never an exception's condition."""
+    out: list[Atom] = []
+
+    def walk(node: Node | None) -> None:
+        if node is None:
+            return
+        if isinstance(node, AllOf | AnyOf):
+            for child in node.children:
+                walk(child)
+        elif isinstance(node, Not):
+            walk(node.child)
+        elif isinstance(node, Waiver | Routing):
+            walk(node.body)
+        elif isinstance(node, Atom):
+            out.append(node)
+
+    for rule in criteria.rules:
+        walk(rule.population)
+        walk(rule.when)
+        if isinstance(rule.trigger, Count):
+            out.append(rule.trigger)  # a limit's occasion ("in excess of 31 units") is a limit too
+    return out
+
+
+def _concept(atom: Atom) -> str | None:
+    if isinstance(atom, Condition):
+        return atom.concept
+    if isinstance(atom, Duration | Treatment):
+        return atom.therapy
+    if isinstance(atom, Measure):
+        return atom.quantity
+    if isinstance(atom, Count | Documentation):
+        return atom.item
+    return None
+
+
+def _same(lex: Lexicon, a: str, b: str) -> bool:
+    return a == b or lex.is_a(a, b) or lex.is_a(b, a)
+
+
+def _same_item(lex: Lexicon, a: str, b: str) -> bool:
+    """Counted items agree when they are one concept, or name the same thing by their last word
+    ("visit" and "outpatient physical therapy visit")."""
+    return _same(lex, a, b) or a.split()[-1] == b.split()[-1]
+
+
+def _words(text: str) -> set[str]:
+    out = set()
+    for word in re.findall(r"[a-z0-9]+", normalise(text)):
+        if word in _HEADS or len(word) < 3:
+            continue
+        out.add(word[:-1] if word.endswith("s") and len(word) > 3 else word)
+    return out

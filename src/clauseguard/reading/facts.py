@@ -1,0 +1,885 @@
+"""Facts from a request's codes and narrative, each anchored to its span: numbers, durations, negations, hedges.
+
+The narrative's explicit statement governs a code and a hedge outweighs one; instruction-like text is
+flagged and never read. It never decides coverage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, Literal
+
+from clauseguard.reading.lexicon import Lexicon, Match, Token, default_lexicon, normalise, tokenize
+from clauseguard.reading.tree import Criteria, Period, Span, all_atoms, to_json
+
+Status = Literal["present", "absent", "unknown"]
+FactCertainty = Literal["suspected", "high_probability", "stated", "confirmed"]
+NARRATIVE: Final = "narrative"
+_NUMBER_TOKEN = re.compile(r"\d+(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class ConditionFact:
+    """A condition, finding or state the request presents (or denies, or hedges)."""
+
+    concept: str
+    status: Status
+    source: str  # "narrative" or "code:E10.9"
+    span: Span | None = None
+    certainty: FactCertainty = "stated"
+    severity: tuple[str, ...] = ()
+    qualifiers: tuple[str, ...] = ()
+    documented: bool = False
+    history: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TherapyFact:
+    """A therapy the member had (or did not): statuses, how long, and how it went."""
+
+    therapy: str
+    status: Status
+    span: Span | None
+    known: bool = True  # False: the lexicon does not know this therapy, so its class is unknown
+    statuses: tuple[str, ...] = ("treated",)
+    denied: tuple[str, ...] = ()  # statuses the narrative explicitly denies ("no documented intolerance")
+    duration_days: float | None = None
+    outcome: str | None = None
+    source: str = NARRATIVE
+
+
+@dataclass(frozen=True)
+class MeasureFact:
+    """A stated value: "A1c 8.6 percent", "two fingerstick tests per day"."""
+
+    quantity: str
+    status: Status
+    span: Span | None
+    value: float | None = None
+    comparator: str = "=="
+    unit: str = ""
+    per: Period | None = None
+    source: str = NARRATIVE
+
+
+@dataclass(frozen=True)
+class AgeFact:
+    """The member's age, or the age at onset of a condition (years; an interval when a word gives it)."""
+
+    value: float
+    span: Span | None
+    of: str = "member"
+    comparator: str = "=="
+    source: str = NARRATIVE
+
+
+@dataclass(frozen=True)
+class ServiceFact:
+    """A service: the requested one (from a procedure code) or one the member already had."""
+
+    concepts: tuple[str, ...]  # empty: the lexicon does not know the code or the word stands for the request
+    span: Span | None
+    requested: bool = False
+    code: str | None = None
+    status: Status = "present"
+    ago_days: float | None = None  # when a prior one happened
+    within: Period | None = None  # the window a stated count of prior ones covers
+    prior_count: float | None = None  # prior ones in `within` (0 for "no ... in the past 12 months")
+    source: str = NARRATIVE
+
+
+@dataclass(frozen=True)
+class QuantityFact:
+    """How much of the requested service: "37 sensor units for a 31-day period"."""
+
+    item: str
+    value: float
+    per: Period
+    span: Span | None
+    source: str = NARRATIVE
+
+
+@dataclass(frozen=True)
+class DocumentationFact:
+    """Evidence the request states (or states is absent): "radiculopathy corroborated by MRI"."""
+
+    item: str
+    status: Status
+    span: Span | None
+    about: str | None = None
+    source: str = NARRATIVE
+
+
+Fact = ConditionFact | TherapyFact | MeasureFact | AgeFact | ServiceFact | QuantityFact | DocumentationFact
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something the reader noticed and did not turn into a fact: instructions, reported speech, a
+    disagreement between codes and narrative, a code the lexicon does not know."""
+
+    kind: Literal["instruction", "reported_speech", "discrepancy", "unknown_code"]
+    message: str
+    span: Span | None = None
+
+
+@dataclass(frozen=True)
+class FactSheet:
+    """Everything read from one request, in a stable order, with the lexicon fingerprint."""
+
+    facts: tuple[Fact, ...]
+    flags: tuple[Flag, ...]
+    lexicon_fingerprint: str
+    vocabulary: tuple[str, ...] = ()
+    unknown_codes: tuple[str, ...] = ()
+
+    def of(self, kind: type) -> list[Any]:
+        return [f for f in self.facts if isinstance(f, kind)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "facts": [{"kind": type(f).__name__, **to_json(f)} for f in self.facts],
+            "flags": [to_json(f) for f in self.flags],
+            "lexicon_fingerprint": self.lexicon_fingerprint,
+            "unknown_codes": list(self.unknown_codes),
+        }
+
+
+def vocabulary_of(criteria: Iterable[Criteria], lexicon: Lexicon | None = None) -> tuple[str, ...]:
+    """Terms the criteria use that the lexicon lacks: the reader looks for them literally."""
+    lex = lexicon or default_lexicon()
+    terms: set[str] = set()
+    for crit in criteria:
+        for atom in all_atoms(crit):
+            for name in ("concept", "item", "therapy", "about"):
+                value = getattr(atom, name, None)
+                if isinstance(value, str) and not lex.knows(value) and len(value.split()) <= 6:
+                    terms.add(value)
+    return tuple(sorted(terms))
+
+
+def read_facts(
+    narrative: str,
+    diagnosis_codes: Iterable[str] = (),
+    procedure_codes: Iterable[str] = (),
+    lexicon: Lexicon | None = None,
+    vocabulary: Iterable[str] = (),
+) -> FactSheet:
+    """Read the facts of one request. Spans are offsets into `narrative` as given."""
+    return _Reader(narrative, lexicon or default_lexicon(), tuple(sorted(set(vocabulary)))).read(
+        tuple(diagnosis_codes), tuple(procedure_codes)
+    )
+
+
+# --- the reader --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Mention:
+    name: str
+    start: int
+    end: int
+    domain: str  # condition | therapy | service | free | generic
+    status: Status = "present"
+    certainty: FactCertainty = "stated"
+    hedged: bool = False
+
+
+@dataclass
+class _Cues:
+    negation: list[tuple[int, int]] = field(default_factory=list)
+    negation_after: list[tuple[int, int]] = field(default_factory=list)
+    hedge_before: list[tuple[int, int, bool]] = field(default_factory=list)  # (start, end, is_suspicion)
+    hedge_after: list[tuple[int, int, bool]] = field(default_factory=list)
+
+
+class _Reader:
+    def __init__(self, text: str, lexicon: Lexicon, vocabulary: tuple[str, ...]) -> None:
+        self.text = text
+        self.lex = lexicon
+        self.vocabulary = vocabulary
+        self.flags: list[Flag] = []
+        C = "cues.yaml"
+        self.C = C
+        self.words = {k: v for k, v in lexicon.number_words().items()}
+        self.article_numbers = lexicon.article_numbers()
+        self.time_units = lexicon.time_units()
+        self.units = lexicon.units()
+        self.freq = lexicon.frequency_words()
+        self.period_names = lexicon.period_names()
+        self.severity_levels = list(lexicon.phrases(C, "severity_levels"))
+        self.qualifier_words = set(lexicon.phrases(C, "qualifiers"))
+        self.generic = set(lexicon.phrases("phrasing.yaml", "generic_services"))
+
+    def span(self, start: int, end: int) -> Span:
+        return Span(start, end, self.text[start:end])
+
+    # --- top level ---------------------------------------------------------------------------
+
+    def read(self, dx_codes: tuple[str, ...], px_codes: tuple[str, ...]) -> FactSheet:
+        self.clean = self._mask_untrusted()
+        self.sentences = self._sentences(self.clean)
+        self.tokens = tokenize(self.clean)
+        self.cues = self._find_cues()
+        mentions = self._mentions()
+        facts: list[Fact] = []
+        facts.extend(self._condition_facts(mentions))
+        facts.extend(self._therapy_facts(mentions))
+        facts.extend(self._measure_facts())
+        facts.extend(self._age_facts())
+        facts.extend(self._history_facts(mentions))
+        facts.extend(self._quantity_facts())
+        facts.extend(self._documentation_facts(mentions))
+        unknown: list[str] = []
+        code_facts: list[Fact] = []
+        for code in sorted(set(c.strip().upper() for c in dx_codes if c and c.strip())):
+            concepts = self.lex.conditions_for_code(code)
+            if not concepts:
+                unknown.append(code)
+                self.flags.append(Flag("unknown_code", f"diagnosis code {code} is not in the lexicon; "
+                                                       "what it states is unknown"))
+            for concept in concepts:
+                code_facts.append(ConditionFact(concept, "present", f"code:{code}", None))
+        facts = self._reconcile(facts, code_facts)
+        for code in sorted(set(c.strip().upper() for c in px_codes if c and c.strip())):
+            concepts = self.lex.services_for_code(code)
+            facts.append(ServiceFact(concepts, None, requested=True, code=code, source=f"procedure:{code}"))
+            if not concepts:
+                unknown.append(code)
+                self.flags.append(Flag("unknown_code", f"procedure code {code} is not in the lexicon"))
+        facts.sort(key=_fact_order)
+        unique = {(f.kind, f.message, f.span): f for f in self.flags}
+        flags = sorted(unique.values(), key=lambda f: (f.span.start if f.span else -1, f.kind, f.message))
+        return FactSheet(tuple(facts), tuple(flags), self.lex.fingerprint, self.vocabulary, tuple(unknown))
+
+    # --- untrusted text ----------------------------------------------------------------------
+
+    def _mask_untrusted(self) -> str:
+        """Blank instruction-like text and reported speech (same length, so spans stay valid)."""
+        text = self.text
+        chars = list(text)
+        sentences = self._sentences(text)
+        for kind, key in (("instruction", "instructions"), ("reported_speech", "reported_speech")):
+            pattern = self.lex.pattern(self.lex.phrases(self.C, key), f"cue-{key}")
+            for m in pattern.finditer(text):
+                s_start, s_end = next(((a, b) for a, b in sentences if a <= m.start() < b), (m.start(), len(text)))
+                start = m.start()
+                before = text[s_start:start]
+                if kind == "instruction" and not self.lex.find_concepts(before):
+                    start = s_start
+                end = s_end
+                for i in range(start, end):
+                    chars[i] = " "
+                message = ("instruction-like text in the narrative was ignored" if kind == "instruction"
+                           else "reported speech (what a source says) was not read as a fact about the member")
+                self.flags.append(Flag(kind, message, self.span(start, end)))  # type: ignore[arg-type]
+        return "".join(chars)
+
+    @staticmethod
+    def _sentences(text: str) -> list[tuple[int, int]]:
+        out = []
+        start = 0
+        for m in re.finditer(r"[.!?](?=\s|$)|\n+", text):
+            if m.group(0) == "." and m.start() > 0 and text[m.start() - 1].isdigit() and \
+                    m.end() < len(text) and text[m.end():m.end() + 1].isdigit():
+                continue
+            if text[start:m.start()].strip():
+                out.append((start, m.start()))
+            start = m.end()
+        if text[start:].strip():
+            out.append((start, len(text)))
+        return out
+
+    def _sentence_of(self, pos: int) -> tuple[int, int]:
+        for start, end in self.sentences:
+            if start <= pos < end or (pos == end and start < end):
+                return start, end
+        return pos, pos
+
+    # --- cues and mentions -------------------------------------------------------------------
+
+    def _find(self, key: str) -> list[tuple[int, int]]:
+        pattern = self.lex.pattern(self.lex.phrases(self.C, key), f"cue-{key}")
+        return [(m.start(), m.end()) for m in pattern.finditer(self.clean)]
+
+    def _find_cues(self) -> _Cues:
+        cues = _Cues()
+        suspicion = set(self.lex.phrases(self.C, "suspicion"))
+        hedges_b = [(s, e, normalise(self.clean[s:e]) in suspicion) for s, e in self._find("hedge_before")]
+        hedges_a = [(s, e, normalise(self.clean[s:e]) in suspicion) for s, e in self._find("hedge_after")]
+        taken = [(s, e) for s, e, _ in hedges_b + hedges_a]
+
+        def free(s: int, e: int) -> bool:
+            return not any(s < te and ts < e for ts, te in taken)
+
+        cues.hedge_before = hedges_b
+        cues.hedge_after = [h for h in hedges_a if not any(h[0] < b[1] and b[0] < h[1] for b in hedges_b)]
+        cues.negation_after = [(s, e) for s, e in self._find("negation_after") if free(s, e)]
+        taken += cues.negation_after
+        cues.negation = [(s, e) for s, e in self._find("negation_before") if free(s, e)]
+        return cues
+
+    def _mentions(self) -> list[_Mention]:
+        found: list[_Mention] = []
+        for m in self.lex.find_concepts(self.clean, self.tokens):
+            found.append(_Mention(m.name, m.start, m.end, self.lex.concepts[m.name].domain))
+        for m in self._vocabulary_matches():
+            if not any(o.start < m.end and m.start < o.end for o in found):
+                found.append(_Mention(m.name, m.start, m.end, "free"))
+            else:
+                # a literal clause term longer than the lexicon's match wins
+                overlapping = [o for o in found if o.start < m.end and m.start < o.end]
+                if all((m.end - m.start) > (o.end - o.start) for o in overlapping):
+                    for o in overlapping:
+                        found.remove(o)
+                    found.append(_Mention(m.name, m.start, m.end, "free"))
+        for tok in self.tokens:
+            word = tok.text
+            if word in self.generic and not any(o.start <= tok.start < o.end for o in found):
+                found.append(_Mention(word, tok.start, tok.end, "generic"))
+        found.sort(key=lambda m: (m.start, -m.end))
+        others = self._find("other_experiencer")
+        kept = []
+        for mention in found:
+            left, _ = self._clause_bounds(mention.start, stop_words=False)
+            if any(left <= s and e <= mention.start for s, e in others):
+                continue  # "mother has type 1 diabetes": not a fact about the member
+            self._polarity(mention)
+            kept.append(mention)
+        return kept
+
+    def _vocabulary_matches(self) -> list[Match]:
+        if not self.vocabulary:
+            return []
+        files = {"free.yaml": b""}
+        del files
+        out: list[Match] = []
+        words = [t.text for t in self.tokens]
+        for term in self.vocabulary:
+            key = [t.text for t in tokenize(normalise(term))]
+            if not key:
+                continue
+            variants = {tuple(key)}
+            last = key[-1]
+            if last.endswith("s"):
+                variants.add((*key[:-1], last[:-1]))
+            else:
+                variants.add((*key[:-1], last + "s"))
+            for variant in variants:
+                n = len(variant)
+                for i in range(len(words) - n + 1):
+                    if tuple(words[i:i + n]) == variant:
+                        out.append(Match(term, i, i + n, self.tokens[i].start, self.tokens[i + n - 1].end))
+        out.sort(key=lambda m: (m.start, -(m.end - m.start)))
+        kept: list[Match] = []
+        for m in out:
+            if not any(k.start < m.end and m.start < k.end for k in kept):
+                kept.append(m)
+        return kept
+
+    def _clause_bounds(self, pos: int, stop_at_comma: bool = True, stop_words: bool = True) -> tuple[int, int]:
+        """The stretch of the sentence around `pos` between clause punctuation."""
+        s_start, s_end = self._sentence_of(pos)
+        marks = r"[;,]" if stop_at_comma else r"[;]"
+        left = s_start
+        for m in re.finditer(marks, self.clean[s_start:pos]):
+            left = s_start + m.end()
+        right = s_end
+        found = re.search(marks, self.clean[pos:s_end])
+        if found:
+            right = pos + found.start()
+        if stop_words:
+            breaks = self.lex.pattern(self.lex.phrases(self.C, "scope_breaks"), "cue-breaks")
+            for b in breaks.finditer(self.clean, left, pos):
+                left = b.end()
+            b2 = breaks.search(self.clean, pos, right)
+            if b2:
+                right = b2.start()
+        return left, right
+
+    def _negation_reach(self, cue_end: int) -> int:
+        """A negation reaches to the end of its clause, past commas that only separate adjectives
+        ("no cardiac, pulmonary or neuromuscular comorbidity")."""
+        s_start, s_end = self._sentence_of(cue_end)
+        pos = cue_end
+        breaks = self.lex.pattern(self.lex.phrases(self.C, "scope_breaks"), "cue-breaks")
+        while True:
+            m = re.search(r"[;,]", self.clean[pos:s_end])
+            b = breaks.search(self.clean, pos, s_end)
+            stop = pos + m.start() if m else s_end
+            if b and b.start() < stop:
+                return b.start()
+            if m is None or m.group(0) == ";":
+                return stop
+            stretch = self.clean[cue_end:stop]
+            if self.lex.find_concepts(stretch) or self.lex.find_quantities(stretch) or \
+                    any(v in normalise(stretch) for v in self.vocabulary):
+                return stop
+            pos = stop + 1
+
+    def _polarity(self, mention: _Mention) -> None:
+        s_start, s_end = self._sentence_of(mention.start)
+        for cs, ce in self.cues.negation:
+            if s_start <= cs and ce <= mention.start and mention.end <= self._negation_reach(ce):
+                mention.status = "absent"
+        for cs, ce in self.cues.negation_after:
+            left, right = self._clause_bounds(mention.start)
+            if mention.end <= cs and cs < right + 1 and ce <= s_end and left <= mention.start:
+                mention.status = "absent"
+        for cs, ce, suspicion in self.cues.hedge_before:
+            if s_start <= cs and ce <= mention.start:
+                _, right = self._clause_bounds(ce)
+                with_break = re.search(r"\s(?:with|and)\s", self.clean[ce:mention.start])
+                if mention.end <= right and not with_break:
+                    self._hedge(mention, suspicion)
+        for cs, ce, suspicion in self.cues.hedge_after:
+            if mention.end <= cs and ce <= s_end:
+                left, _ = self._clause_bounds(mention.start)
+                between = self.clean[mention.end:cs]
+                adjacent = between.strip(" ,") == ""
+                if left <= mention.start and (adjacent or not re.search(r"[;,]|\s(?:and|with)\s", between)):
+                    self._hedge(mention, suspicion)
+
+    @staticmethod
+    def _hedge(mention: _Mention, suspicion: bool) -> None:
+        if mention.status == "absent":
+            return
+        mention.hedged = True
+        if suspicion:
+            mention.certainty = "suspected"
+        else:
+            mention.status = "unknown"
+
+    # --- conditions --------------------------------------------------------------------------
+
+    def _before_words(self, pos: int, limit: int = 8) -> list[Token]:
+        """Tokens right before `pos` in the same clause, nearest last."""
+        left, _ = self._clause_bounds(pos, stop_words=False)
+        toks = [t for t in self.tokens if left <= t.start and t.end <= pos]
+        return toks[-limit:]
+
+    def _modifiers(self, mention: _Mention) -> tuple[int, list[str]]:
+        """The words that modify a mention, read back from it while they are modifiers
+        ("confirmed moderate to severe active ..."): where they start, and the words."""
+        left, _ = self._clause_bounds(mention.start, stop_words=False)
+        toks = [t for t in self.tokens if left <= t.start and t.end <= mention.start]
+        modifier_words = set(self.severity_levels) | self.qualifier_words | {"to", "documented", "confirmed",
+                                                                             "established", "known", "and", "or"}
+        start = mention.start
+        words: list[str] = []
+        for tok in reversed(toks):
+            word = tok.text[:-2] if tok.text.endswith("ly") and tok.text[:-2] in self.severity_levels else tok.text
+            if word not in modifier_words:
+                break
+            words.insert(0, tok.text)
+            start = tok.start
+        while words and words[0] in ("to", "and", "or"):
+            words.pop(0)
+        return start, words
+
+    def _condition_facts(self, mentions: list[_Mention]) -> list[Fact]:
+        out: list[Fact] = []
+        high = self._find("high_probability")
+        confirmed = self._find("confirmed")
+        history = self._find("history")
+        documented = self._find("documented")
+        for m in mentions:
+            if m.domain not in ("condition", "free"):
+                continue
+            mod_start, words = self._modifiers(m)
+            severity = self._severity(words)
+            qualifiers = tuple(w for w in words if w in self.qualifier_words)
+            left, right = self._clause_bounds(m.start, stop_words=False)
+            gap = r"[\s,]*"
+            certainty: FactCertainty = m.certainty
+            if certainty == "stated":
+                if any(re.fullmatch(gap, self.clean[e:mod_start]) for s, e in high if e <= mod_start):
+                    certainty = "high_probability"
+                elif any(mod_start <= s and e <= m.start for s, e in confirmed) or \
+                        any(re.fullmatch(gap, self.clean[e:mod_start]) for s, e in confirmed if e <= mod_start):
+                    certainty = "confirmed"
+            is_history = any(re.fullmatch(r"[\s\w-]*", self.clean[e:mod_start]) and left <= s
+                             for s, e in history if e <= mod_start)
+            is_documented = any(left <= s and s < right for s, e in documented)
+            out.append(ConditionFact(m.name, m.status, NARRATIVE, self.span(m.start, m.end), certainty,
+                                     severity, qualifiers, is_documented, is_history))
+        return out
+
+    def _severity(self, words: list[str]) -> tuple[str, ...]:
+        levels = self.severity_levels
+        base = [w[:-2] if w.endswith("ly") and w[:-2] in levels else w for w in words]
+        found = [i for i, w in enumerate(base) if w in levels]
+        if not found:
+            return ()
+        last = found[-1]
+        if last >= 2 and base[last - 1] == "to" and base[last - 2] in levels:
+            a, b = levels.index(base[last - 2]), levels.index(base[last])
+            return tuple(levels[min(a, b):max(a, b) + 1])
+        if "-to-" in words[last] if last < len(words) else False:
+            return ()
+        return (base[last],)
+
+    # --- therapies ---------------------------------------------------------------------------
+
+    def _therapy_facts(self, mentions: list[_Mention]) -> list[Fact]:
+        out: list[Fact] = []
+        status_cues = self.lex.phrase_map(self.C, "treatment_status")
+        patterns = {k: self.lex.pattern(v, f"cue-status-{k}") for k, v in status_cues.items() if k != "treated"}
+        therapies = [m for m in mentions if m.domain == "therapy"]
+        for m in therapies:
+            left, right = self._clause_bounds(m.start, stop_words=False)
+            statuses = ["treated"]
+            denied: list[str] = []
+            for status in ("failed", "intolerant", "contraindicated"):
+                for cue in patterns[status].finditer(self.clean, left, right):
+                    negated = any(s < cue.start() and cue.start() - e < 20 and s >= left for s, e in self.cues.negation)
+                    (denied if negated else statuses).append(status)
+            if "contraindicated" in statuses:
+                statuses = [s for s in statuses if s != "treated"]
+            duration = self._therapy_duration(m, left, right)
+            outcome = self._outcome_in(left, right) if "failed" in statuses else None
+            out.append(TherapyFact(m.name, m.status, self.span(m.start, m.end), True,
+                                   tuple(dict.fromkeys(statuses)), tuple(dict.fromkeys(denied)), duration, outcome))
+        # status words with no therapy in their clause speak of the last therapy named before them
+        for status in ("failed", "intolerant", "contraindicated"):
+            for cue in patterns[status].finditer(self.clean):
+                left, right = self._clause_bounds(cue.start(), stop_words=False)
+                if any(left <= t.start < right for t in therapies):
+                    continue
+                earlier = [t for t in therapies if t.end <= cue.start()]
+                if not earlier:
+                    continue
+                target = earlier[-1]
+                negated = any(left <= s and e <= cue.start() for s, e in self.cues.negation)
+                span = self.span(left, right)
+                if negated:
+                    out.append(TherapyFact(target.name, "present" if target.status == "present" else target.status,
+                                           span, True, (), (status,)))
+                else:
+                    out.append(TherapyFact(target.name, target.status, span, True, (status,), ()))
+        out.extend(self._unknown_therapies(therapies))
+        return out
+
+    def _outcome_in(self, left: int, right: int) -> str | None:
+        """The canonical outcome a clause states ("with inadequate response"), else the first the lexicon lists."""
+        outcomes = self.lex.phrase_map(self.C, "outcomes")
+        for name, phrases in outcomes.items():
+            if self.lex.pattern(phrases, f"cue-outcome-{name}").search(self.clean, left, right):
+                return name
+        return next(iter(outcomes), None)
+
+    def _num_at(self, text: str) -> float | None:
+        raw = normalise(text)
+        m = re.fullmatch(r"(?P<w>[a-z][a-z\-]*)\s*\(\s*(?P<d>\d+(?:\.\d+)?)\s*\)", raw)
+        if m:
+            return float(m.group("d"))
+        if _NUMBER_TOKEN.fullmatch(raw):
+            return float(raw)
+        if raw in self.words:
+            return self.words[raw]
+        if "-" in raw:
+            a, _, b = raw.partition("-")
+            if a in self.words and b in self.words:
+                return self.words[a] + self.words[b]
+        return None
+
+    def _number_re(self) -> str:
+        words = sorted((w for w in self.words if w.replace(" ", "").isalpha() and w not in self.article_numbers),
+                       key=len, reverse=True)
+        alt = "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
+        return rf"(?:\d+(?:\.\d+)?|(?:{alt})(?:-(?:{alt}))?)"
+
+    def _time_re(self) -> str:
+        return "|".join(sorted((re.escape(t) for t in self.time_units), key=len, reverse=True))
+
+    def _therapy_duration(self, m: _Mention, left: int, right: int) -> float | None:
+        N, T = self._number_re(), self._time_re()
+        before = self.clean[left:m.start]
+        after = self.clean[m.end:right]
+        found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+(?P<t>{T})\s+(?:of\s+)?(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
+        if found is None:
+            found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+(?P<t>{T})\s+(?:trial|course)\s+of\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
+        if found is None:
+            found = re.match(rf"^\s+(?:therapy\s+|treatment\s+)?for\s+(?P<n>{N})[\s-]+(?P<t>{T})\b", after, re.I)
+        if found is None:
+            return None
+        value = self._num_at(found.group("n"))
+        unit = self.time_units.get(normalise(found.group("t")))
+        if value is None or unit is None:
+            return None
+        return value * unit[1]
+
+    def _unknown_therapies(self, therapies: list[_Mention]) -> list[Fact]:
+        """'N weeks of X' where X is no concept the lexicon knows: a therapy of unknown class."""
+        out: list[Fact] = []
+        N, T = self._number_re(), self._time_re()
+        for m in re.finditer(rf"(?<![\w-])(?P<n>{N})[\s-]+(?P<t>{T})\s+of\s+(?P<x>[a-z][a-z\-]+(?:\s+[a-z][a-z\-]+)?)", self.clean, re.I):
+            start, end = m.start("x"), m.end("x")
+            if any(t.start < end and start < t.end for t in therapies):
+                continue
+            if self.lex.find_concepts(m.group("x")) or self.lex.find_quantities(m.group("x")):
+                continue
+            phrase = normalise(m.group("x"))
+            if phrase.split()[0] in ("age", "gestation", "the", "a", "an", "this", "that", "symptoms", "pain"):
+                continue
+            value = self._num_at(m.group("n"))
+            unit = self.time_units.get(normalise(m.group("t")))
+            if value is None or unit is None:
+                continue
+            out.append(TherapyFact(phrase, "present", self.span(start, end), False, ("treated",), (),
+                                   value * unit[1]))
+        return out
+
+    # --- measures, ages, quantities ----------------------------------------------------------
+
+    def _measure_facts(self) -> list[Fact]:
+        out: list[Fact] = []
+        N = self._number_re()
+        unit_alt = "|".join(sorted((r"\s+".join(map(re.escape, u.split())) for u in self.units), key=len, reverse=True))
+        freq_alt = "|".join(sorted((r"\s+".join(map(re.escape, f.split())) for f in self.freq), key=len, reverse=True))
+        count_words = {**{w: v for w, v in self.words.items()}, "single": 1.0, "a single": 1.0}
+        for q in self.lex.find_quantities(self.clean, self.tokens):
+            left, right = self._clause_bounds(q.start, stop_words=False)
+            qdef = self.lex.quantities[q.name]
+            mention = _Mention(q.name, q.start, q.end, "quantity")
+            self._polarity(mention)
+            if mention.status == "absent":
+                out.append(MeasureFact(q.name, "absent", self.span(q.start, q.end)))
+                continue
+            after = self.clean[q.end:right]
+            before = self.clean[left:q.start]
+            value = None
+            comparator = "=="
+            unit = ""
+            span_start, span_end = q.start, q.end
+            am = re.match(rf"^\s*(?:(?:level|value|result|reading)\s+)?(?:of\s+|is\s+|was\s+|at\s+|=\s*|:\s*)?"
+                          rf"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>{unit_alt})?(?![\w])", after, re.I)
+            bm = re.search(rf"(?<![\w-])(?P<n>(?:{N})(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?|single|a\s+single)"
+                           rf"(?:\s+(?P<more>or\s+more|or\s+greater))?\s*(?P<u>{unit_alt})?"
+                           rf"\s+(?:(?:of|daily|self-monitored|[a-z\-]+)\s+){{0,3}}$", before, re.I)
+            if am:
+                value = float(am.group("n"))
+                unit = self.units.get(normalise(am.group("u") or ""), "") if am.group("u") else ""
+                span_end = q.end + am.end()
+            elif bm:
+                raw = normalise(bm.group("n"))
+                value = count_words.get(raw, None) if not _NUMBER_TOKEN.fullmatch(raw) else float(raw)
+                if value is None:
+                    value = self._num_at(raw)
+                if bm.group("more"):
+                    comparator = ">="
+                unit = self.units.get(normalise(bm.group("u") or ""), "") if bm.group("u") else ""
+                span_start = left + bm.start()
+            if value is None:
+                continue
+            if self._another_value(q, span_start, span_end, am is not None):
+                out.append(MeasureFact(q.name, "unknown", self.span(span_start, span_end), value, comparator,
+                                       unit or qdef.unit))
+                continue
+            unit = unit or qdef.unit
+            per = None
+            if qdef.per is not None or re.search(rf"(?<![\w-])(?:{freq_alt})(?![\w-])", before + " " + after, re.I):
+                fm = re.search(rf"(?<![\w-])(?P<f>{freq_alt})(?![\w-])", after, re.I) or \
+                    re.search(rf"(?<![\w-])(?P<f>{freq_alt})(?![\w-])", before, re.I)
+                if fm:
+                    per = Period(1.0, self.freq[normalise(fm.group("f"))])  # type: ignore[arg-type]
+                    if fm.string is after or fm.re.search(after):
+                        span_end = max(span_end, q.end + (fm.end() if fm.string is after else 0))
+                elif qdef.per is not None:
+                    continue  # a count of something without its period is no measure
+            status: Status = "unknown" if mention.status == "unknown" else "present"
+            out.append(MeasureFact(q.name, status, self.span(span_start, span_end), value, comparator, unit, per))
+        return out
+
+    def _another_value(self, q: Match, start: int, end: int, value_after: bool) -> bool:
+        """A second value for the same quantity in the sentence ("7.4% three months ago and 8.3% now",
+        "four per day last year, now two per day") or a value marked as past: which one is current is
+        not read, so the value is unknown."""
+        s_start, s_end = self._sentence_of(q.start)
+        nxt = [x for x in self.lex.find_quantities(self.clean[q.end:s_end]) if x.name != q.name]
+        stop = q.end + nxt[0].start if nxt else s_end
+        rest = self.clean[end:stop]
+        time = self._time_re()
+        for num in re.finditer(rf"(?<![\w.-])(?P<n>\d+(?:\.\d+)?|{self._number_re()})(?![\w.-])(?!\s*(?:{time})\b)", rest, re.I):
+            if re.match(r"\s*\(", rest[num.end():]):
+                continue
+            return True
+        past = self.lex.pattern(self.lex.phrases(self.C, "past_value"), "cue-past")
+        window = self.clean[max(s_start, start - 12):start] + " " + self.clean[end:min(stop, end + 20)]
+        return past.search(window) is not None
+
+    def _age_facts(self) -> list[Fact]:
+        out: list[Fact] = []
+        N = self._number_re()
+        onset = self.lex.pattern(self.lex.phrases(self.C, "onset"), "cue-onset")
+        onset_spans = []
+        for m in onset.finditer(self.clean):
+            nm = re.match(rf"\s+(?:of\s+)?(?P<n>{N})", self.clean[m.end():], re.I)
+            if nm:
+                value = self._num_at(nm.group("n"))
+                if value is not None:
+                    end = m.end() + nm.end()
+                    onset_spans.append((m.start(), end))
+                    out.append(AgeFact(value, self.span(m.start(), end), "onset"))
+        for m in re.finditer(rf"(?<![\w-])(?:aged|age|ages)\s+(?P<n>{N})(?![\w-])|(?P<n2>\d+)[\s-]*(?:year|yr)s?[\s-]*old"
+                             rf"|(?P<n3>\d+)\s+years\s+of\s+age", self.clean, re.I):
+            if any(s <= m.start() < e for s, e in onset_spans):
+                continue
+            value = self._num_at(m.group("n") or m.group("n2") or m.group("n3"))
+            if value is not None:
+                out.append(AgeFact(value, self.span(m.start(), m.end())))
+        age_words = self.data_age_words()
+        for tok in self.tokens:
+            if tok.text in age_words:
+                op, value = age_words[tok.text]
+                out.append(AgeFact(float(value), self.span(tok.start, tok.end), "member", op))
+        return out
+
+    def data_age_words(self) -> dict[str, tuple[str, float]]:
+        raw = self.lex.data[self.C].get("age_words", {})
+        return {normalise(k): (str(v[0]), float(v[1])) for k, v in raw.items()}
+
+    def _period_text(self, text: str) -> Period | None:
+        text = normalise(text)
+        text = re.sub(r"^(?:a|an|the|one|any|same|this|each|every|per)\s+", "", text)
+        text = re.sub(r"^(?:same|current)\s+", "", text)
+        text = re.sub(r"\s+(?:period|window|interval)$", "", text)
+        if text in self.period_names:
+            return Period(1.0, self.period_names[text])  # type: ignore[arg-type]
+        m = re.fullmatch(rf"(?P<n>{self._number_re()})[\s-]*(?P<t>{self._time_re()})", text, re.I)
+        if m:
+            value = self._num_at(m.group("n"))
+            unit = self.time_units.get(normalise(m.group("t")))
+            if value is not None and unit is not None:
+                return Period(value, unit[0])  # type: ignore[arg-type]
+        unit = self.time_units.get(text)
+        if unit is not None:
+            return Period(1.0, unit[0])  # type: ignore[arg-type]
+        return None
+
+    def _history_facts(self, mentions: list[_Mention]) -> list[Fact]:
+        """Prior services: 'prior sleep study five months ago', 'no screening in the past calendar year'."""
+        out: list[Fact] = []
+        history = self.lex.pattern(self.lex.phrases(self.C, "service_history"), "cue-service-history")
+        N, T = self._number_re(), self._time_re()
+        for m in mentions:
+            if m.domain not in ("service", "generic"):
+                continue
+            left, right = self._clause_bounds(m.start, stop_at_comma=True, stop_words=False)
+            s_start, s_end = self._sentence_of(m.start)
+            clause = self.clean[s_start:s_end]
+            has_cue = history.search(self.clean, s_start, s_end) is not None
+            ago = re.search(rf"(?P<n>{N})\s+(?P<t>{T})\s+ago", clause, re.I)
+            window = re.search(r"(?:in|within|during)\s+the\s+(?:past|last|previous|same|current|preceding)\s+(?P<w>[^,.;]+?)(?=$|[,.;]|\s+(?:and|but|with)\s)",
+                               clause, re.I) or re.search(r"(?:earlier|already)\s+(?:in\s+)?(?:the\s+)?(?P<w>same\s+calendar\s+year|this\s+calendar\s+year|this\s+year)",
+                                                         clause, re.I)
+            if not (has_cue or ago or window) or (m.domain == "generic" and not (has_cue or ago or window)):
+                continue
+            concepts = (m.name,) if m.domain == "service" else ()
+            span = self.span(s_start + (len(clause) - len(clause.lstrip())), s_end)
+            ago_days = None
+            if ago:
+                value = self._num_at(ago.group("n"))
+                unit = self.time_units.get(normalise(ago.group("t")))
+                if value is not None and unit is not None:
+                    ago_days = value * unit[1]
+            within = self._period_text(window.group("w")) if window else None
+            if m.status == "absent":
+                out.append(ServiceFact(concepts, span, status="absent", within=within, prior_count=0.0))
+            elif m.status == "present" and (ago_days is not None or within is not None or has_cue):
+                count = 1.0 if within is not None else None
+                out.append(ServiceFact(concepts, span, ago_days=ago_days, within=within, prior_count=count))
+        return out
+
+    def _quantity_facts(self) -> list[Fact]:
+        out: list[Fact] = []
+        N = self._number_re()
+        pattern = re.compile(
+            rf"(?<![\w-])(?P<n>{N})\s+(?P<item>(?:[a-z][a-z\-]*\s+){{0,3}}?[a-z][a-z\-]*?s?)\s+(?:for|per|in|over|during|within)\s+"
+            rf"(?:a|an|one|each|the|every)?\s*(?P<p>(?:{N})[\s-]*(?:{self._time_re()})(?:\s+(?:period|window|interval))?)", re.I)
+        concepts = self.lex.find_concepts(self.clean, self.tokens)
+        for m in pattern.finditer(self.clean):
+            item_words = normalise(m.group("item")).split()
+            if not item_words:
+                continue
+            if any(c.start <= m.start("n") < c.end for c in concepts):
+                continue  # the "2" of "type 2 diabetes" counts nothing
+            if any(self.lex.concepts[c.name].domain == "condition" for c in self.lex.find_concepts(m.group("item"))):
+                continue
+            head = item_words[-1]
+            if head in self.time_units or self.lex.quantity_named(" ".join(item_words)):
+                continue
+            period = self._period_text(m.group("p"))
+            value = self._num_at(m.group("n"))
+            if period is None or value is None:
+                continue
+            singular = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
+            concept = self.lex.concept_named(" ".join(item_words))
+            out.append(QuantityFact(concept or singular, value, period, self.span(m.start(), m.end())))
+        return out
+
+    # --- documentation -----------------------------------------------------------------------
+
+    def _documentation_facts(self, mentions: list[_Mention]) -> list[Fact]:
+        out: list[Fact] = []
+        evidence = self.lex.pattern(self.lex.phrases(self.C, "evidence"), "cue-evidence")
+        for cue in evidence.finditer(self.clean):
+            before = [m for m in mentions if m.end <= cue.start() and m.domain in ("condition", "free")
+                      and self._sentence_of(m.start) == self._sentence_of(cue.start())]
+            after = [m for m in mentions if m.start >= cue.end() and m.domain in ("service", "free", "generic")
+                     and self._sentence_of(m.start) == self._sentence_of(cue.start())]
+            if not before or not after:
+                continue
+            about, item = before[-1], after[0]
+            status: Status = "unknown" if (about.status == "unknown" or item.status == "unknown") else item.status
+            out.append(DocumentationFact(item.name, status, self.span(about.start, item.end), about.name))
+        for m in mentions:
+            if m.domain == "service" and m.status == "unknown":
+                out.append(DocumentationFact(m.name, "unknown", self.span(m.start, m.end)))
+        return out
+
+    # --- codes against the narrative ---------------------------------------------------------
+
+    def _reconcile(self, narrative: list[Fact], codes: list[Fact]) -> list[Fact]:
+        """The narrative's explicit statement governs a code; a hedge outweighs a bare code."""
+        out = list(narrative)
+        stated = [f for f in narrative if isinstance(f, ConditionFact)]
+        for fact in codes:
+            assert isinstance(fact, ConditionFact)
+            same = [f for f in stated if self._same_condition(f.concept, fact.concept)]
+            code = fact.source.split(":", 1)[1]
+            if same:
+                if any(f.status == "absent" for f in same) and not any(f.status == "present" for f in same):
+                    self.flags.append(Flag("discrepancy", f"diagnosis code {code} states {fact.concept}; the narrative "
+                                                          "denies it, and the narrative governs", same[0].span))
+                    out.append(replace(fact, status="absent", note="the narrative denies it"))
+                elif any(f.status == "unknown" or f.certainty == "suspected" for f in same) and \
+                        not any(f.status == "present" and f.certainty != "suspected" for f in same):
+                    self.flags.append(Flag("discrepancy", f"diagnosis code {code} states {fact.concept}; the narrative "
+                                                          "hedges it, so it is unknown", same[0].span))
+                    out.append(replace(fact, status="unknown", note="the narrative hedges it"))
+                else:
+                    out.append(fact)
+                continue
+            group = self.lex.exclusive_group(fact.concept)
+            rivals = [f for f in stated if f.status == "present" and group is not None
+                      and self.lex.exclusive_group(f.concept) == group and f.concept != fact.concept]
+            if rivals:
+                self.flags.append(Flag("discrepancy", f"diagnosis code {code} states {fact.concept}; the narrative states "
+                                                      f"{rivals[0].concept}; the narrative governs and {fact.concept} is "
+                                                      "unknown", rivals[0].span))
+                out.append(replace(fact, status="unknown", note=f"the narrative states {rivals[0].concept}"))
+                continue
+            out.append(fact)
+        return out
+
+    def _same_condition(self, a: str, b: str) -> bool:
+        return a == b or self.lex.is_a(a, b) or self.lex.is_a(b, a)
+
+
+def _fact_order(fact: Fact) -> tuple[int, str, str]:
+    start = fact.span.start if fact.span is not None else -1
+    return (start, type(fact).__name__, repr(fact))

@@ -1,0 +1,328 @@
+"""The design's reading rules, one test each: strong Kleene logic, what unstated facts mean by role,
+hedges, populations, severity ranges, documentation stated absent, waiver versus routing UNLESS,
+code-narrative conflicts, and rider overrides."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from clauseguard.reading.amend import resolve_amendment
+from clauseguard.reading.compiler import Refusal, compile_clause
+from clauseguard.reading.evaluate import (
+    ClauseReading,
+    Evaluation,
+    compare,
+    decide,
+    evaluate,
+    k_and,
+    k_not,
+    k_or,
+)
+from clauseguard.reading.facts import read_facts, vocabulary_of
+from clauseguard.reading.tree import Criteria, criteria_from_json
+
+
+def compiled(text: str) -> Criteria:
+    result = compile_clause(text)
+    assert not isinstance(result, Refusal), result.message
+    return result
+
+
+def judge(clause: str | Criteria, narrative: str, dx: tuple[str, ...] = (), px: tuple[str, ...] = (),
+          **kwargs: Any) -> Evaluation:
+    criteria = compiled(clause) if isinstance(clause, str) else clause
+    facts = read_facts(narrative, dx, px, vocabulary=vocabulary_of([criteria]))
+    return evaluate(criteria, facts, **kwargs)
+
+
+def atom(ev: Evaluation, label_part: str) -> Any:
+    found = [a for a in ev.atoms if label_part in a.label]
+    assert found, [a.label for a in ev.atoms]
+    return found[0]
+
+
+# --- Kleene ------------------------------------------------------------------------------------
+
+VALUES = ("met", "not_met", "unknown")
+
+
+def test_strong_kleene_tables() -> None:
+    for a, b in itertools.product(VALUES, VALUES):
+        both = {a, b}
+        assert k_and([a, b]) == ("not_met" if "not_met" in both else "unknown" if "unknown" in both else "met")
+        assert k_or([a, b]) == ("met" if "met" in both else "unknown" if "unknown" in both else "not_met")
+    assert [k_not(v) for v in VALUES] == ["not_met", "met", "unknown"]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("fact", "value", "op", "threshold", "expected"), [
+    ("==", 4, ">=", 4, "met"), ("==", 3, ">=", 4, "not_met"), (">=", 4, ">=", 3, "met"),
+    (">=", 2, ">=", 3, "unknown"), (">=", 5, "<=", 4, "not_met"), ("==", 8.0, ">=", 8.0, "met"),
+    ("==", 7.9, ">=", 8.0, "not_met"), ("==", 30, "<", 30, "not_met"), ("<", 5, "<=", 5, "met"),
+])
+def test_comparisons_over_what_a_fact_allows(fact: str, value: float, op: str, threshold: float, expected: str) -> None:
+    assert compare(fact, value, op, threshold) == expected
+
+
+# --- the design's rules ------------------------------------------------------------------------
+
+PUMP = ("An insulin pump is considered medically necessary when the member has type 1 diabetes AND has an HbA1c "
+        "above 7.0 percent AND performs at least four (4) blood glucose checks per day.")
+
+
+def test_a_false_conjunct_decides_even_with_an_unknown_one() -> None:
+    ev = judge(PUMP, "Type 1 diabetes. Two blood glucose checks per day.", ("E10.9",))
+    assert ev.outcome == "not_covered"
+    assert atom(ev, "hemoglobin a1c").status == "unknown"
+    assert atom(ev, "fingerstick tests").status == "not_met"
+
+
+def test_only_unknowns_leave_the_clause_undecided_naming_them() -> None:
+    ev = judge(PUMP, "Type 1 diabetes. Referred for pump assessment.", ("E10.9",))
+    assert ev.outcome == "undecided"
+    assert ev.missing_facts == ("hemoglobin a1c", "fingerstick tests")
+    assert atom(ev, "hemoglobin a1c").missing == "hemoglobin a1c"
+
+
+def test_every_criterion_is_mapped_to_its_fact_and_span() -> None:
+    narrative = "Type 1 diabetes. HbA1c 8.2 percent. Performs five blood glucose checks per day."
+    ev = judge(PUMP, narrative, ("E10.9",))
+    assert ev.outcome == "covered"
+    for result in ev.atoms:
+        assert result.status == "met"
+        assert result.narrative_span is not None
+        assert narrative[result.narrative_span.start:result.narrative_span.end] == result.narrative_span.text
+        assert PUMP[result.clause_span.start:result.clause_span.end] == result.clause_span.text
+
+
+COMORBID = ("Bariatric surgery is medically necessary when the member has a body mass index of 35 or higher "
+            "together with one of the following: (1) type 2 diabetes; (2) hypertension; or (3) obstructive sleep apnea.")
+
+
+def test_an_alternative_the_request_does_not_present_is_absent() -> None:
+    ev = judge(COMORBID, "BMI 38. Type 2 diabetes on metformin.")
+    assert ev.outcome == "covered"
+    assert atom(ev, "hypertension").status == "not_met"
+    assert atom(ev, "hypertension").role == "alternative"
+    ev = judge(COMORBID, "BMI 38. No other conditions reported.")
+    assert ev.outcome == "not_covered"
+
+
+def test_an_unstated_requirement_is_unknown() -> None:
+    ev = judge(COMORBID, "Type 2 diabetes on metformin.")
+    assert ev.outcome == "undecided"
+    assert ev.missing_facts == ("body mass index",)
+
+
+EXCLUSION = "Knee arthroscopy is considered not medically necessary for osteoarthritis of the knee in the absence of mechanical symptoms."
+
+
+def test_an_unstated_exception_is_absent() -> None:
+    assert judge(EXCLUSION, "Osteoarthritis of the knee, pain on stairs.").outcome == "not_covered"
+    assert judge(EXCLUSION, "Osteoarthritis of the knee with locking.").outcome == "not_applicable"
+    assert judge(EXCLUSION, "Meniscal tear after a fall.").outcome == "not_applicable"
+
+
+def test_a_hedged_fact_is_unknown() -> None:
+    clause = "Biologic therapy is covered for members with a confirmed diagnosis of psoriatic arthritis."
+    assert judge(clause, "Psoriatic arthritis confirmed by rheumatology.").outcome == "covered"
+    ev = judge(clause, "Possible psoriatic arthritis, awaiting imaging.")
+    assert ev.outcome == "undecided"
+    assert "psoriatic arthritis" in ev.missing_facts[0]
+
+
+def test_an_unhedged_stated_diagnosis_counts_as_confirmed() -> None:
+    clause = "Biologic therapy is covered for members with a confirmed diagnosis of psoriatic arthritis."
+    assert judge(clause, "Psoriatic arthritis.").outcome == "covered"
+    assert judge(clause, "", ("L40.50",)).outcome == "covered"
+
+
+RA = ("Tocilizumab is medically necessary when the member has a confirmed diagnosis of moderate to severe rheumatoid "
+      "arthritis and has received methotrexate for a period of not less than 3 months.")
+
+
+def test_a_severity_inside_the_range_counts() -> None:
+    assert judge(RA, "Moderate rheumatoid arthritis. Methotrexate for 4 months.").outcome == "covered"
+    assert judge(RA, "Severe rheumatoid arthritis. Methotrexate for 4 months.").outcome == "covered"
+
+
+def test_a_severity_outside_the_range_takes_the_member_out_of_the_population() -> None:
+    ev = judge(RA, "Mild rheumatoid arthritis. Methotrexate for 4 months.")
+    assert ev.outcome == "not_applicable"
+
+
+def test_an_unknown_population_cannot_decide_even_when_a_requirement_is_false() -> None:
+    ev = judge(RA, "Rheumatoid arthritis, severity not yet characterised. No methotrexate so far.", ("M06.9",))
+    assert ev.outcome == "undecided"
+    assert ev.missing_facts == ("severity of rheumatoid arthritis",)
+    assert atom(ev, "methotrexate").status == "not_met"
+
+
+def test_a_suspicion_satisfies_a_requirement_that_is_itself_a_suspicion() -> None:
+    clause = "Home sleep apnea testing is covered for members with suspected obstructive sleep apnea."
+    assert judge(clause, "Suspected obstructive sleep apnea, loud snoring.").outcome == "covered"
+    assert judge(clause, "Obstructive sleep apnea diagnosed last year.").outcome == "covered"
+    strict = "Home sleep apnea testing is covered for members with a high pre-test probability of obstructive sleep apnea."
+    assert judge(strict, "Possible obstructive sleep apnea.").outcome == "undecided"
+
+
+def test_documentation_the_request_states_is_absent_is_false_not_unknown() -> None:
+    clause = "Quantities in excess of 60 strips per 30-day period require additional documentation."
+    ev = judge(clause, "Pharmacy billed 75 test strips for a 30-day period without additional documentation.")
+    assert ev.outcome == "not_covered"
+    ev = judge(clause, "Pharmacy billed 75 test strips for a 30-day period.")
+    assert ev.outcome == "undecided"
+    assert judge(clause, "Pharmacy billed 50 test strips for a 30-day period.").outcome == "not_applicable"
+
+
+WAIVER = ("Lumbar decompression is medically necessary when the member has radiculopathy and has completed at least "
+          "eight (8) weeks of conservative therapy, unless the member has cauda equina syndrome, in which case "
+          "conservative therapy is not required.")
+ROUTING = ("Home sleep apnea testing is covered for members with suspected obstructive sleep apnea, UNLESS the member "
+           "has documented neuromuscular disease, in which case attended polysomnography is required.")
+
+
+def test_a_waiver_lifts_only_the_requirement_it_names() -> None:
+    ev = judge(WAIVER, "Radiculopathy with cauda equina syndrome. No conservative therapy.")
+    assert ev.outcome == "covered"
+    assert atom(ev, "conservative therapy").waived
+    ev = judge(WAIVER, "No conservative therapy; progressive symptoms.")
+    assert ev.outcome == "undecided" and ev.missing_facts == ("radiculopathy",)
+
+
+def test_a_population_the_request_does_not_present_is_another_clause_s() -> None:
+    """When the request presents its diagnoses and the rule's is not among them, the rule is for
+    another population; with no diagnosis stated at all, the population is unknown."""
+    assert judge(WAIVER, "Cauda equina syndrome. No conservative therapy.").outcome == "not_applicable"
+    assert judge(RA, "Moderate Crohn's disease. Methotrexate for 4 months.").outcome == "not_applicable"
+    assert judge(RA, "Methotrexate for 4 months.").outcome == "undecided"
+
+
+def test_without_its_condition_a_waiver_changes_nothing() -> None:
+    ev = judge(WAIVER, "Radiculopathy. Three weeks of physical therapy. No cauda equina syndrome.")
+    assert ev.outcome == "not_covered"
+
+
+def test_a_routing_exception_never_discharges_the_requirements() -> None:
+    ev = judge(ROUTING, "Suspected obstructive sleep apnea. Documented neuromuscular disease.", px=("95806",))
+    assert ev.outcome == "not_covered"
+    assert ev.rules[0].routed_to == "attended polysomnography"
+    assert judge(ROUTING, "Suspected obstructive sleep apnea.", px=("95806",)).outcome == "covered"
+
+
+def test_the_routed_to_service_is_covered_when_the_exception_applies() -> None:
+    ev = judge(ROUTING, "Suspected obstructive sleep apnea. Documented neuromuscular disease.", px=("95810",))
+    assert ev.outcome == "covered"
+    assert judge(ROUTING, "Suspected obstructive sleep apnea.", px=("95810",)).outcome == "not_applicable"
+
+
+def test_a_rule_about_another_service_does_not_apply() -> None:
+    assert judge(ROUTING, "Suspected obstructive sleep apnea.", px=("63030",)).outcome == "not_applicable"
+
+
+def test_the_narrative_governs_a_conflicting_code() -> None:
+    clause = "Continuous glucose monitoring is medically necessary for members with type 2 diabetes who are on an intensive insulin regimen."
+    ev = judge(clause, "Type 1 diabetes on a basal-bolus regimen.", ("E11.9",))
+    assert ev.outcome == "undecided"  # the codes and the narrative disagree on the population
+    ev = judge(clause, "No diabetes. Multiple daily injections for cystic fibrosis related hyperglycemia.", ("E11.9",))
+    assert ev.outcome == "not_applicable"
+
+
+def test_withheld_and_designations_give_not_covered() -> None:
+    assert judge("Miscellaneous durable medical equipment requires individual consideration.", "",
+                 px=("E1399",)).outcome == "not_covered"
+    clause = compiled("Services designated as experimental or investigational are excluded from coverage. "
+                      "FFR-CT (0501T) is considered investigational.")
+    assert judge(clause, "Stable chest pain.", px=("0501T",)).outcome == "not_covered"
+    assert judge(clause, "Stable chest pain.", px=("70553",)).outcome == "not_applicable"
+
+
+def test_counts_include_the_requested_service() -> None:
+    clause = "Screening mammography is covered once per calendar year for members aged 40 years and older."
+    assert judge(clause, "Aged 55. No screening in the past calendar year.", px=("77067",)).outcome == "covered"
+    assert judge(clause, "Aged 55, already received a screening mammogram earlier this calendar year.",
+                 px=("77067",)).outcome == "not_covered"
+    assert judge(clause, "Aged 35. No screening in the past calendar year.", px=("77067",)).outcome == "not_covered"
+
+
+def test_a_limit_over_a_longer_window_scales() -> None:
+    clause = "Test strips are limited to four (4) strips per day."
+    assert judge(clause, "Billed 150 strips for a 30-day period.").outcome == "not_covered"
+    assert judge(clause, "Billed 100 strips for a 30-day period.").outcome == "covered"
+
+
+def test_a_therapy_the_lexicon_does_not_know_is_unknown_not_false() -> None:
+    ev = judge(RA, "Moderate rheumatoid arthritis. Six months of zorbalimab.")
+    assert ev.outcome == "undecided"
+    assert "zorbalimab" in ev.missing_facts[0]
+
+
+def test_a_rider_waiver_leaves_the_other_requirements_standing() -> None:
+    base = compiled(RA)
+    rider = compiled("For members enrolled in the Silver plan, the methotrexate requirement described in policy "
+                     "RX-220 is waived.")
+    override = resolve_amendment(base, rider.amendments[0], rider_clause="RX-R1.C1")
+    assert override is not None and len(override.atom_ids) == 1
+    ev = judge(base, "Moderate rheumatoid arthritis. No methotrexate.", overrides=[override])
+    assert ev.outcome == "covered"
+    assert atom(ev, "methotrexate").waived and "RX-R1.C1" in atom(ev, "methotrexate").note
+    ev = judge(base, "Mild rheumatoid arthritis. No methotrexate.", overrides=[override])
+    assert ev.outcome == "not_applicable"
+
+
+def test_a_rider_replacing_a_limit_is_judged_by_the_rider() -> None:
+    base = compiled("Test strips are limited to one hundred (100) strips per month. Quantities in excess of "
+                    "100 strips per 30-day period require additional documentation.")
+    rider = compiled("For members on the Gold plan, the test strip limitation in policy DM-114 is increased to "
+                     "allow up to 150 strips per 30-day period.")
+    override = resolve_amendment(base, rider.amendments[0])
+    assert override is not None
+    narrative = "Billed 130 strips for a 30-day period with no additional documentation."
+    assert judge(base, narrative).outcome == "not_covered"
+    assert judge(base, narrative, overrides=[override]).outcome == "covered"
+
+
+def test_policy_as_code_is_evaluated_like_compiled_prose() -> None:
+    text = "Hearing aids are covered when the hearing threshold is 40 dB or greater."
+    authored = criteria_from_json({"rules": [{
+        "effect": "covered", "span": text[:-1],
+        "when": {"kind": "measure", "span": "the hearing threshold is 40 dB or greater",
+                 "quantity": "hearing threshold", "comparator": ">=", "value": 40, "unit": "dB"}}]}, text)
+    assert judge(authored, "Hearing threshold 55 dB.").outcome == "covered"
+    assert judge(authored, "Hearing threshold 30 dB.").outcome == "not_covered"
+
+
+def test_decide_lets_an_exclusion_beat_criteria_and_names_unreadable_clauses() -> None:
+    criteria = compiled("Brain MRI is medically necessary for headache with onset after age 50.")
+    exclusion = compiled("Brain MRI is considered not medically necessary for tension-type headache.")
+    refused = compile_clause("Brain MRI is covered when the radiologist agrees in writing.")
+    assert isinstance(refused, Refusal)
+    facts = read_facts("Tension-type headache, onset at age 62.", (), ("70553",))
+    readings = [ClauseReading("P.C1", evaluate(criteria, facts)), ClauseReading("P.C2", evaluate(exclusion, facts))]
+    decision = decide(readings, facts)
+    assert (decision.outcome, decision.deciding) == ("not_covered", ("P.C2",))
+    decision = decide([*readings, ClauseReading("P.C3", refused)], facts)
+    assert decision.unreadable == ("P.C3",)
+    other = compile_clause("Knee MRI is covered when the surgeon documents instability in writing.")
+    assert isinstance(other, Refusal)
+    assert decide([*readings, ClauseReading("P.C4", other)], facts).unreadable == ()
+
+
+def test_decide_reads_criteria_clauses_as_alternative_paths() -> None:
+    t1 = compiled("Continuous glucose monitoring is covered for members with type 1 diabetes.")
+    t2 = compiled("Continuous glucose monitoring is covered for members with type 2 diabetes who are on an "
+                  "intensive insulin regimen.")
+    for narrative, expected in (("Type 2 diabetes on a basal-bolus regimen.", "covered"),
+                                ("Type 2 diabetes on metformin alone. No insulin.", "not_covered"),
+                                ("Type 2 diabetes.", "undecided"),
+                                ("Cystic fibrosis.", "no_clause")):
+        facts = read_facts(narrative, (), ("A9276",))
+        readings = [ClauseReading("C1", evaluate(t1, facts)), ClauseReading("C2", evaluate(t2, facts))]
+        assert decide(readings, facts).outcome == expected, narrative
+
+
+def test_evaluation_is_deterministic() -> None:
+    narrative = "Type 1 diabetes. HbA1c 8.2 percent. Performs five blood glucose checks per day."
+    assert judge(PUMP, narrative, ("E10.9",)) == judge(PUMP, narrative, ("E10.9",))
