@@ -13,11 +13,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
-from clauseguard.audit import digest
+from clauseguard.audit import AuditLog, append_trace, digest
 from clauseguard.compare import compare as run_compare
 from clauseguard.corpus.model import Corpus
-from clauseguard.corpus.sources import Opened
-from clauseguard.requests import CompareRequest, SearchRequest, parse_request
+from clauseguard.corpus.sources import Opened, home_dir
+from clauseguard.determination import CompiledCache
+from clauseguard.determination import determine as run_determination
+from clauseguard.preflight import redact
+from clauseguard.reading.lexicon import Lexicon, default_lexicon
+from clauseguard.requests import CompareRequest, DeterminationRequest, SearchRequest, parse_request
 from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
 from clauseguard.search import search as run_search
 
@@ -59,16 +63,66 @@ class Engine:
         cache = Path(self.opened.store.path).parent / "index" if hasattr(self.opened.store, "path") else None
         return index_for(self.corpus, backend=self.settings.dense_backend, cache_dir=cache)
 
+    @cached_property
+    def lexicon(self) -> Lexicon:
+        return default_lexicon()
+
+    @cached_property
+    def lexicon_fingerprint(self) -> str:
+        return self.lexicon.fingerprint
+
+    @cached_property
+    def compiled(self) -> CompiledCache:
+        return CompiledCache()
+
+    @cached_property
+    def audit(self) -> AuditLog:
+        return AuditLog(home_dir() / "audit.sqlite")
+
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
+
+    def _log(self, kind: str, request: dict[str, Any], response: dict[str, Any], stages: dict[str, float]) -> None:
+        """Audit row and trace line; both hold only redacted text."""
+        recorded = {k: v for k, v in response.items() if k != "timings"}
+        self.audit.record(
+            kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
+            trace_id=response["trace_id"], request_redacted=request, response_redacted=recorded,
+            corpus=self.corpus, store_path=str(getattr(self.opened.store, "path", "")), settings=self.knobs,
+        )
+        append_trace(home_dir() / "traces.jsonl", {
+            "kind": kind, "trace_id": response["trace_id"], "assertion_id": response.get("assertion_id"),
+            "stages": stages, "knobs": self.knobs, "corpus_fingerprint": self.corpus_fingerprint,
+            "lexicon_fingerprint": self.lexicon_fingerprint, "gate": response.get("gate"),
+            "status": response.get("status"), "flags": response.get("flags", []),
+        })
+
+    def determine(self, request: dict[str, Any] | DeterminationRequest) -> dict[str, Any]:
+        """A structured case -> gate, outcome, verified citations, criteria mapped to facts (design)."""
+        parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
+        started = time.perf_counter()
+        response = run_determination(
+            parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
+            cache=self.compiled,
+        )
+        engine_s = time.perf_counter() - started
+        redacted = redacted_request(parsed)
+        response["assertion_id"] = "as-" + self._ids("determination", redacted)
+        response["trace_id"] = "tr-" + self._ids("determination-trace", redacted)
+        response["timings"] = {"engine_s": round(engine_s, 6)}
+        self._log("determination", redacted, response, {"engine_s": round(engine_s, 6)})
+        return response
 
     def search(self, request: dict[str, Any] | SearchRequest) -> dict[str, Any]:
         """A question over the terms that govern a contract or a plan on a date (design: "search")."""
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
         started = time.perf_counter()
         response = run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
-        response["trace_id"] = self._ids("search", parsed.model_dump(mode="json"))
-        response["timings"] = {"engine_s": round(time.perf_counter() - started, 6)}
+        engine_s = time.perf_counter() - started
+        redacted = parsed.model_dump(mode="json") | {"question": redact(parsed.question)}
+        response["trace_id"] = "tr-" + self._ids("search", redacted)
+        response["timings"] = {"engine_s": round(engine_s, 6)}
+        self._log("search", redacted, response, {"engine_s": round(engine_s, 6)})
         return response
 
     def compare(self, request: dict[str, Any] | CompareRequest) -> dict[str, Any]:
@@ -79,3 +133,11 @@ class Engine:
         response["trace_id"] = self._ids("compare", parsed.model_dump(mode="json"))
         response["timings"] = {"engine_s": round(time.perf_counter() - started, 6)}
         return response
+
+
+def redacted_request(request: DeterminationRequest) -> dict[str, Any]:
+    """The request as it may be stored or echoed: narrative and question with PHI replaced."""
+    data = request.model_dump(mode="json")
+    data["narrative"] = redact(request.narrative)
+    data["question"] = redact(request.question)
+    return data

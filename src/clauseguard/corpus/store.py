@@ -151,6 +151,10 @@ class CorpusStore(Protocol):
         """The rider documents attached to a plan (empty for an unknown plan), read from the database."""
         ...
 
+    def document_codes(self, document_id: str) -> tuple[str, ...]:
+        """The codes a document governs (empty for an unknown document), read from the database."""
+        ...
+
     def timeline(self, document_id: str, *, with_recorded_at: bool = False) -> list[TimelineEvent]:
         """The document's version events in the order they were recorded (NotFoundError if unknown)."""
         ...
@@ -331,6 +335,13 @@ class SqliteStore:
             document_codes=links["document_codes"], document_plans=links["document_plans"],
             document_overrides=links["document_overrides"],
         )
+
+    def document_codes(self, document_id: str) -> tuple[str, ...]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT code FROM document_codes WHERE document_id = ? ORDER BY code", (document_id,)
+            ).fetchall()
+        return tuple(r[0] for r in rows)
 
     def plan_riders(self, plan_id: str) -> tuple[str, ...]:
         with self._lock:

@@ -23,8 +23,15 @@ from clauseguard.corpus.stats import corpus_stats
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError, CorpusError, NotFoundError
 from clauseguard.interfaces import eval_commands, ingest_commands
-from clauseguard.interfaces.render import render_compare, render_search
-from clauseguard.requests import DEFAULT_K, DEFAULT_THRESHOLD, CompareRequest, SearchRequest, parse_request
+from clauseguard.interfaces.render import render_compare, render_determination, render_search
+from clauseguard.requests import (
+    DEFAULT_K,
+    DEFAULT_THRESHOLD,
+    CompareRequest,
+    DeterminationRequest,
+    SearchRequest,
+    parse_request,
+)
 
 app = typer.Typer(
     name="clauseguard",
@@ -254,6 +261,30 @@ def search_command(
         print_json(response)
     else:
         render_search(out, response)
+
+
+@app.command("ask")
+def ask_command(
+    ctx: typer.Context,
+    payer: Annotated[str, typer.Option("--payer", help="Payer id.")],
+    plan: Annotated[str, typer.Option("--plan", help="Plan id.")],
+    as_of: Annotated[str, typer.Option("--as-of", help="Date of service, YYYY-MM-DD.")],
+    question: Annotated[str, typer.Option("--question", help="What the handler asks.")],
+    code: Annotated[list[str] | None, typer.Option("--code", help="Procedure code (CPT/HCPCS); repeat for several.")] = None,
+    dx: Annotated[list[str] | None, typer.Option("--dx", help="Diagnosis code (ICD-10-CM); repeat for several.")] = None,
+    narrative: Annotated[str, typer.Option("--narrative", help="Clinical narrative (treated as data).")] = "",
+    as_json: JsonFlag = False,
+) -> None:
+    """A structured determination: gate, outcome, verified citations, every criterion mapped to a fact."""
+    request = parse_request(DeterminationRequest, {
+        "payer_id": payer, "plan_id": plan, "procedure_codes": list(code or []), "diagnosis_codes": list(dx or []),
+        "as_of_date": as_of, "narrative": narrative, "question": question,
+    })
+    response = _options(ctx).engine().determine(request)
+    if as_json:
+        print_json(response)
+    else:
+        render_determination(out, response)
 
 
 @app.command("compare")

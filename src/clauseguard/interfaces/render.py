@@ -66,3 +66,32 @@ def render_compare(out: Console, response: Mapping[str, Any]) -> None:
     out.print(table)
     if response["not_compared"]:
         out.print(f"not compared (no counterpart): {', '.join(response['not_compared'])}")
+
+
+def render_determination(out: Console, response: Mapping[str, Any]) -> None:
+    """Gate and outcome first, then the answer, the reasons, citations with their checks and criteria."""
+    style = GATE_STYLE.get(response["gate"], "white")
+    out.print(Panel(f"[bold {style}]{response['gate']}[/] — {response['outcome']}", title="determination",
+                    title_align="left"))
+    out.print(response["answer"])
+    for reason in response["reasons"]:
+        out.print(f"  [{style}]•[/] {reason['text']} [dim]({reason['code']})[/]")
+    if response["citations"]:
+        table = Table(title="citations", title_justify="left")
+        for col in ("clause", "checks", "quote"):
+            table.add_column(col)
+        for c in response["citations"]:
+            checks = " ".join(("✓" if ok else "✗") + name for name, ok in c["checks"].items())
+            table.add_row(c["clause_id"], checks, c["quote"])
+        out.print(table)
+    if response["criteria"]:
+        table = Table(title="criteria", title_justify="left")
+        for col in ("clause", "criterion", "result", "fact"):
+            table.add_column(col)
+        for c in response["criteria"]:
+            table.add_row(c["clause_id"], c["criterion"], c["result"], c["narrative_span"] or c["fact"] or c["missing"] or "")
+        out.print(table)
+    for conflict in response["conflicts"]:
+        out.print(f"[yellow]conflict:[/] {conflict['description']} ({conflict['precedence']})")
+    for flag in response.get("flags", []):
+        out.print(f"[red]flag ({flag['kind']}):[/] {flag['text']}")

@@ -1,0 +1,111 @@
+"""The cold verifier: every cited clause re-fetched from the store by id and checked afresh.
+
+It opens its own store handle and loads its own lexicon, recompiles the re-fetched text and re-reads
+the facts itself; it shares no object or cache with the code that produced the answer. Its five
+checks per citation are exists, verbatim, in_effect, applicable and supports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from clauseguard.corpus.store import CorpusStore, StoredClause
+from clauseguard.reading.amend import resolve_amendment
+from clauseguard.reading.compiler import criteria_for_clause
+from clauseguard.reading.evaluate import evaluate
+from clauseguard.reading.facts import read_facts, vocabulary_of
+from clauseguard.reading.lexicon import load_lexicon
+from clauseguard.reading.tree import Criteria
+
+
+@dataclass(frozen=True)
+class VerifyContext:
+    """What the request was: the verifier re-reads facts from it, never from the answer."""
+
+    payer_id: str
+    plan_id: str
+    as_of: date
+    procedure_codes: tuple[str, ...]
+    diagnosis_codes: tuple[str, ...]
+    fact_text: str  # the narrative as the reader saw it (instructions blanked, offsets kept)
+
+
+def normalise_ws(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _applicable(stored: StoredClause, ctx: VerifyContext, plan_riders: tuple[str, ...], governs: bool) -> bool:
+    """Same payer; a rider attached to the plan; a document that governs a requested code."""
+    if stored.payer != ctx.payer_id:
+        return False
+    if stored.document_plans and ctx.plan_id not in stored.document_plans:
+        return False
+    if stored.document_kind == "rider":
+        return stored.document_id in plan_riders and governs
+    return bool(set(stored.document_codes) & set(ctx.procedure_codes))
+
+
+def _supports(
+    stored: StoredClause, claim: dict[str, Any], ctx: VerifyContext, cold: CorpusStore
+) -> bool:
+    """The re-fetched text, compiled afresh, yields the criteria and results the statement claims."""
+    lexicon = load_lexicon()
+    compiled = criteria_for_clause(stored.as_clause(), lexicon)
+    if not isinstance(compiled, Criteria):
+        return False
+    if claim.get("kind") == "amendment":
+        return bool(compiled.amendments)
+    related: list[Criteria] = []
+    overrides = []
+    for rider_id in claim.get("riders", []):
+        rider = cold.clause(rider_id)
+        rider_criteria = criteria_for_clause(rider.as_clause(), lexicon) if rider else None
+        if not isinstance(rider_criteria, Criteria):
+            return False
+        related.append(rider_criteria)
+        for amendment in rider_criteria.amendments:
+            found = resolve_amendment(compiled, amendment, lexicon, rider_clause=rider_id)
+            if found is not None:
+                overrides.append(found)
+    designations: list[Any] = []
+    for other_id in claim.get("designations", []):
+        other = cold.clause(other_id)
+        other_criteria = criteria_for_clause(other.as_clause(), lexicon) if other else None
+        if not isinstance(other_criteria, Criteria):
+            return False
+        designations.extend(other_criteria.designations)
+    facts = read_facts(
+        ctx.fact_text, ctx.diagnosis_codes, ctx.procedure_codes, lexicon,
+        vocabulary_of([compiled, *related], lexicon),
+    )
+    evaluation = evaluate(compiled, facts, lexicon, designations + list(compiled.designations), overrides)
+    if evaluation.outcome != claim.get("outcome"):
+        return False
+    atoms = {a.atom_id: a.status for a in evaluation.atoms}
+    return all(atoms.get(atom_id) == status for atom_id, status in claim.get("atoms", {}).items())
+
+
+def verify_citations(
+    citations: Sequence[dict[str, Any]], cold: CorpusStore, ctx: VerifyContext
+) -> list[dict[str, bool]]:
+    """The five checks for each citation, in order. `cold` must be a fresh store handle."""
+    plan_riders = cold.plan_riders(ctx.plan_id)
+    results = []
+    for citation in citations:
+        stored = cold.clause(citation["clause_id"])
+        if stored is None:
+            results.append(dict.fromkeys(("exists", "verbatim", "in_effect", "applicable", "supports"), False))
+            continue
+        quote = normalise_ws(citation.get("quote", ""))
+        governs = any(set(cold.document_codes(d)) & set(ctx.procedure_codes) for d in stored.document_overrides)
+        results.append({
+            "exists": True,
+            "verbatim": bool(quote) and quote in normalise_ws(stored.text),
+            "in_effect": stored.covers(ctx.as_of),
+            "applicable": _applicable(stored, ctx, plan_riders, governs),
+            "supports": _supports(stored, citation.get("claim", {}), ctx, cold),
+        })
+    return results
