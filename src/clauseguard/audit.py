@@ -82,6 +82,10 @@ class AuditLog:
         self._clock = clock or (lambda: datetime.now(UTC))
         path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(str(path), isolation_level=None, timeout=30)
+        # WAL with NORMAL sync: a committed row survives a process crash; an OS crash may lose the
+        # last rows, never corrupt the log. Every determination writes here, so this is the hot path.
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
         migrate(self._conn, self._clock, AUDIT_MIGRATIONS)
 
     def close(self) -> None:

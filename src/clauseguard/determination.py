@@ -21,12 +21,12 @@ from clauseguard.reading.amend import Override, resolve_amendment
 from clauseguard.reading.compiler import Refusal, criteria_for_clause
 from clauseguard.reading.evaluate import ClauseReading, Decision, Evaluation, evaluate
 from clauseguard.reading.evaluate import decide as decide_clauses
-from clauseguard.reading.facts import FactSheet, read_facts, vocabulary_of
+from clauseguard.reading.facts import FactSheet, QuantityFact, read_facts, vocabulary_of
 from clauseguard.reading.lexicon import Lexicon
 from clauseguard.reading.tree import Criteria
 from clauseguard.requests import DeterminationRequest
 from clauseguard.retrieval import RetrievalIndex, aspect_of, best_ineligible, retrieve
-from clauseguard.verify import VerifyContext, verify_citations
+from clauseguard.verify import ColdVerifier, VerifyContext
 from clauseguard.versions import Eligibility, eligibility, governing_documents_for_code, version_in_effect
 
 OUTCOMES: Final = {"covered": "COVERED", "not_covered": "NOT_COVERED"}
@@ -187,7 +187,8 @@ def read(
                               overrides.get(g.clause.id, ()))
         evaluations[g.clause.id] = evaluation
         readings.append(ClauseReading(g.clause.id, evaluation))
-    quantity = aspect_of(req.question) == "limit"
+    # A quantity question: the question asks about a limit, or the request states how much is billed.
+    quantity = aspect_of(req.question) == "limit" or bool(facts.of(QuantityFact))
     decision = decide_clauses(readings, facts, quantity_question=quantity, lexicon=lexicon)
     for g in res.faqs:
         result = compiled[g.clause.id]
@@ -317,6 +318,7 @@ def determine(
     index: RetrievalIndex,
     lexicon: Lexicon,
     cache: CompiledCache,
+    verifier: ColdVerifier,
     fault: Any = None,
 ) -> dict[str, Any]:
     """The design's determination answer (ids, timings and audit are the engine's)."""
@@ -351,7 +353,7 @@ def determine(
     )
     cold = store.reopen()
     try:
-        checks = verify_citations(citations, cold, ctx)
+        checks = verifier.verify(citations, cold, ctx)
     finally:
         if cold is not store:
             cold.close()

@@ -24,6 +24,7 @@ from clauseguard.reading.lexicon import Lexicon, default_lexicon
 from clauseguard.requests import CompareRequest, DeterminationRequest, SearchRequest, parse_request
 from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
 from clauseguard.search import search as run_search
+from clauseguard.verify import ColdVerifier
 
 ENGINE_VERSION: Final = "1"
 
@@ -76,6 +77,10 @@ class Engine:
         return CompiledCache()
 
     @cached_property
+    def verifier(self) -> ColdVerifier:
+        return ColdVerifier()
+
+    @cached_property
     def audit(self) -> AuditLog:
         return AuditLog(home_dir() / "audit.sqlite")
 
@@ -103,7 +108,7 @@ class Engine:
         started = time.perf_counter()
         response = run_determination(
             parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
-            cache=self.compiled,
+            cache=self.compiled, verifier=self.verifier,
         )
         engine_s = time.perf_counter() - started
         redacted = redacted_request(parsed)

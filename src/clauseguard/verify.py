@@ -48,64 +48,74 @@ def _applicable(stored: StoredClause, ctx: VerifyContext, plan_riders: tuple[str
     return bool(set(stored.document_codes) & set(ctx.procedure_codes))
 
 
-def _supports(
-    stored: StoredClause, claim: dict[str, Any], ctx: VerifyContext, cold: CorpusStore
-) -> bool:
-    """The re-fetched text, compiled afresh, yields the criteria and results the statement claims."""
-    lexicon = load_lexicon()
-    compiled = criteria_for_clause(stored.as_clause(), lexicon)
-    if not isinstance(compiled, Criteria):
-        return False
-    if claim.get("kind") == "amendment":
-        return bool(compiled.amendments)
-    related: list[Criteria] = []
-    overrides = []
-    for rider_id in claim.get("riders", []):
-        rider = cold.clause(rider_id)
-        rider_criteria = criteria_for_clause(rider.as_clause(), lexicon) if rider else None
-        if not isinstance(rider_criteria, Criteria):
-            return False
-        related.append(rider_criteria)
-        for amendment in rider_criteria.amendments:
-            found = resolve_amendment(compiled, amendment, lexicon, rider_clause=rider_id)
-            if found is not None:
-                overrides.append(found)
-    designations: list[Any] = []
-    for other_id in claim.get("designations", []):
-        other = cold.clause(other_id)
-        other_criteria = criteria_for_clause(other.as_clause(), lexicon) if other else None
-        if not isinstance(other_criteria, Criteria):
-            return False
-        designations.extend(other_criteria.designations)
-    facts = read_facts(
-        ctx.fact_text, ctx.diagnosis_codes, ctx.procedure_codes, lexicon,
-        vocabulary_of([compiled, *related], lexicon),
-    )
-    evaluation = evaluate(compiled, facts, lexicon, designations + list(compiled.designations), overrides)
-    if evaluation.outcome != claim.get("outcome"):
-        return False
-    atoms = {a.atom_id: a.status for a in evaluation.atoms}
-    return all(atoms.get(atom_id) == status for atom_id, status in claim.get("atoms", {}).items())
+class ColdVerifier:
+    """The verifier's own lexicon (loaded from the package data for it alone) and nothing else."""
 
+    def __init__(self) -> None:
+        self.lexicon = load_lexicon()
 
-def verify_citations(
-    citations: Sequence[dict[str, Any]], cold: CorpusStore, ctx: VerifyContext
-) -> list[dict[str, bool]]:
-    """The five checks for each citation, in order. `cold` must be a fresh store handle."""
-    plan_riders = cold.plan_riders(ctx.plan_id)
-    results = []
-    for citation in citations:
-        stored = cold.clause(citation["clause_id"])
-        if stored is None:
-            results.append(dict.fromkeys(("exists", "verbatim", "in_effect", "applicable", "supports"), False))
-            continue
-        quote = normalise_ws(citation.get("quote", ""))
-        governs = any(set(cold.document_codes(d)) & set(ctx.procedure_codes) for d in stored.document_overrides)
-        results.append({
-            "exists": True,
-            "verbatim": bool(quote) and quote in normalise_ws(stored.text),
-            "in_effect": stored.covers(ctx.as_of),
-            "applicable": _applicable(stored, ctx, plan_riders, governs),
-            "supports": _supports(stored, citation.get("claim", {}), ctx, cold),
-        })
-    return results
+    def verify(self, citations: Sequence[dict[str, Any]], cold: CorpusStore, ctx: VerifyContext) -> list[dict[str, bool]]:
+        """The five checks for each citation, in order. `cold` must be a fresh store handle."""
+        plan_riders = cold.plan_riders(ctx.plan_id)
+        fetched = {c["clause_id"]: cold.clause(c["clause_id"]) for c in citations}
+        compiled = {
+            cid: criteria_for_clause(stored.as_clause(), self.lexicon)
+            for cid, stored in sorted(fetched.items()) if stored is not None
+        }
+        related = self._related(citations, cold)
+        vocabulary = vocabulary_of(
+            [c for c in (*compiled.values(), *related.values()) if isinstance(c, Criteria)], self.lexicon
+        )
+        facts = read_facts(ctx.fact_text, ctx.diagnosis_codes, ctx.procedure_codes, self.lexicon, vocabulary)
+        results = []
+        for citation in citations:
+            stored = fetched[citation["clause_id"]]
+            if stored is None:
+                results.append(dict.fromkeys(("exists", "verbatim", "in_effect", "applicable", "supports"), False))
+                continue
+            quote = normalise_ws(citation.get("quote", ""))
+            governs = any(set(cold.document_codes(d)) & set(ctx.procedure_codes) for d in stored.document_overrides)
+            results.append({
+                "exists": True,
+                "verbatim": bool(quote) and quote in normalise_ws(stored.text),
+                "in_effect": stored.covers(ctx.as_of),
+                "applicable": _applicable(stored, ctx, plan_riders, governs),
+                "supports": self._supports(compiled[stored.id], citation.get("claim", {}), facts, related),
+            })
+        return results
+
+    def _related(self, citations: Sequence[dict[str, Any]], cold: CorpusStore) -> dict[str, Criteria | Any]:
+        """Rider and designating clauses a claim names, re-fetched and compiled afresh."""
+        ids = sorted({i for c in citations for key in ("riders", "designations") for i in c.get("claim", {}).get(key, [])})
+        out: dict[str, Any] = {}
+        for clause_id in ids:
+            stored = cold.clause(clause_id)
+            out[clause_id] = criteria_for_clause(stored.as_clause(), self.lexicon) if stored is not None else None
+        return out
+
+    def _supports(self, compiled: Any, claim: dict[str, Any], facts: Any, related: dict[str, Any]) -> bool:
+        """The re-fetched text, compiled afresh, yields the criteria and results the statement claims."""
+        if not isinstance(compiled, Criteria):
+            return False
+        if claim.get("kind") == "amendment":
+            return bool(compiled.amendments)
+        overrides = []
+        for rider_id in claim.get("riders", []):
+            rider = related.get(rider_id)
+            if not isinstance(rider, Criteria):
+                return False
+            for amendment in rider.amendments:
+                found = resolve_amendment(compiled, amendment, self.lexicon, rider_clause=rider_id)
+                if found is not None:
+                    overrides.append(found)
+        designations: list[Any] = list(compiled.designations)
+        for other_id in claim.get("designations", []):
+            other = related.get(other_id)
+            if not isinstance(other, Criteria):
+                return False
+            designations.extend(other.designations)
+        evaluation = evaluate(compiled, facts, self.lexicon, designations, overrides)
+        if evaluation.outcome != claim.get("outcome"):
+            return False
+        atoms = {a.atom_id: a.status for a in evaluation.atoms}
+        return all(atoms.get(atom_id) == status for atom_id, status in claim.get("atoms", {}).items())
