@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
@@ -19,12 +20,21 @@ from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.sources import Opened, home_dir
 from clauseguard.determination import CompiledCache
 from clauseguard.determination import determine as run_determination
+from clauseguard.errors import NotFoundError
 from clauseguard.preflight import redact
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
-from clauseguard.requests import CompareRequest, DeterminationRequest, SearchRequest, parse_request
+from clauseguard.requests import (
+    CompareRequest,
+    DeterminationRequest,
+    RetrievalEvalRequest,
+    SearchRequest,
+    parse_request,
+)
 from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
+from clauseguard.search import evaluate_retrieval as run_retrieval_eval
 from clauseguard.search import search as run_search
 from clauseguard.verify import ColdVerifier
+from clauseguard.versions import attached_riders, version_in_effect
 
 ENGINE_VERSION: Final = "1"
 
@@ -139,6 +149,83 @@ class Engine:
         response["timings"] = {"engine_s": round(time.perf_counter() - started, 6)}
         return response
 
+
+    def evaluate_retrieval(self, request: dict[str, Any] | RetrievalEvalRequest) -> dict[str, Any]:
+        """Recall of gold clauses among what retrieval hands the reader (design: evaluate-retrieval)."""
+        parsed = request if isinstance(request, RetrievalEvalRequest) else parse_request(RetrievalEvalRequest, request)
+        return run_retrieval_eval(parsed, corpus=self.corpus, index=self.index)
+
+    # -- lookups: what every interface shows next to an answer ---------------------------------
+
+    def clause(self, clause_id: str) -> dict[str, Any]:
+        """One clause read from the store by id, with its document and version."""
+        stored = self.opened.store.clause(clause_id)
+        if stored is None:
+            raise NotFoundError("clause", clause_id, "clause ids look like DOCUMENT.VERSION.C2")
+        return {
+            "clause_id": stored.id, "document_id": stored.document_id, "document_title": stored.document_title,
+            "kind": stored.kind, "version": stored.version, "effective_start": stored.effective_start.isoformat(),
+            "effective_end": stored.effective_end.isoformat() if stored.effective_end else None,
+            "section": stored.section, "article": stored.article, "page": stored.page, "text": stored.text,
+        }
+
+    def versions(self, document_id: str) -> dict[str, Any]:
+        """A document's versions in date order, with clause counts and the store's timeline events."""
+        doc = next((d for d in self.corpus.documents if d.id == document_id), None)
+        if doc is None:
+            raise NotFoundError("document", document_id, "clauseguard corpus stats lists what the corpus holds")
+        return {
+            "document_id": doc.id, "title": doc.title, "kind": doc.kind, "payer": doc.payer,
+            "versions": [
+                {"version": v.version, "effective_start": v.effective_start.isoformat(),
+                 "effective_end": v.effective_end.isoformat() if v.effective_end else None, "clauses": len(v.clauses)}
+                for v in doc.versions
+            ],
+            "events": [
+                {"kind": e.kind, "version": e.version, "date": e.date.isoformat(), "detail": e.detail}
+                for e in self.opened.store.timeline(doc.id)
+            ],
+        }
+
+    def code(self, code: str) -> dict[str, Any]:
+        """A code, its system and descriptor, and the documents that govern it."""
+        found = next((c for c in self.corpus.codes if c.code == code), None)
+        if found is None:
+            raise NotFoundError("code", code)
+        return {
+            "code": found.code, "system": found.system, "descriptor": found.descriptor,
+            "documents": [
+                {"document_id": d.id, "payer": d.payer, "kind": d.kind, "title": d.title}
+                for d in self.corpus.documents if code in d.codes
+            ],
+        }
+
+    def plan_riders(self, plan_id: str, as_of: date | None = None) -> dict[str, Any]:
+        """The riders attached to a plan; with a date, only those with a version in effect that day."""
+        plan = next((p for p in self.corpus.plans if p.id == plan_id), None)
+        if plan is None:
+            raise NotFoundError("plan", plan_id)
+        out = []
+        for rider in attached_riders(self.corpus, plan_id):
+            version = version_in_effect(rider, as_of) if as_of is not None else rider.versions[-1]
+            if version is None:
+                continue
+            out.append({
+                "rider_id": rider.id, "title": rider.title, "overrides": list(rider.overrides),
+                "version": version.version, "effective_start": version.effective_start.isoformat(),
+                "effective_end": version.effective_end.isoformat() if version.effective_end else None,
+            })
+        return {"plan_id": plan_id, "payer_id": plan.payer, "as_of_date": as_of.isoformat() if as_of else None,
+                "riders": out}
+
+    def audit_record(self, assertion_id: str) -> dict[str, Any]:
+        """What the audit log holds for an assertion (redacted request and response)."""
+        record = self.audit.get(assertion_id)
+        return {
+            "assertion_id": record.assertion_id, "trace_id": record.trace_id, "kind": record.kind,
+            "corpus_fingerprint": record.corpus_fingerprint, "recorded_at": record.recorded_at,
+            "request": record.request, "response": record.response, "settings": record.settings,
+        }
 
 def redacted_request(request: DeterminationRequest) -> dict[str, Any]:
     """The request as it may be stored or echoed: narrative and question with PHI replaced."""

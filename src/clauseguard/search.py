@@ -16,7 +16,7 @@ from typing import Any, Final, Protocol
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.store import CorpusStore
 from clauseguard.reading.extract import Reading, excludes, quantity_asked, read_passage
-from clauseguard.requests import SearchRequest
+from clauseguard.requests import RetrievalEvalRequest, SearchRequest
 from clauseguard.retrieval import (
     Hit,
     QuestionPart,
@@ -299,3 +299,29 @@ def verify_sources(sources: list[dict[str, Any]], store: CorpusStore, elig: Scop
     finally:
         if cold is not store:
             cold.close()
+
+
+def evaluate_retrieval(
+    request: RetrievalEvalRequest, *, corpus: Corpus, index: RetrievalIndex
+) -> dict[str, Any]:
+    """Gold-clause recall of what retrieval hands the reader: the top k eligible clauses per part."""
+    search_like = SearchRequest(
+        question=request.question, contract_id=request.contract_id, payer_id=request.payer_id,
+        plan_id=request.plan_id, effective_date=request.effective_date, k=request.k,
+    )
+    target = resolve_target(corpus, search_like)
+    best: dict[str, Hit] = {}
+    if target.eligibility is not None:
+        mask = index.clauses.mask_of(target.eligibility.eligible)
+        for part in split_question(request.question):
+            for hit in retrieve(index, part, mask, request.k):
+                if hit.clause_id not in best or hit.score > best[hit.clause_id].score:
+                    best[hit.clause_id] = hit
+    ranked = sorted(best.values(), key=lambda h: (-h.score, h.clause_id))
+    gold = list(dict.fromkeys(request.gold_clause_ids))
+    found = {h.clause_id for h in ranked}
+    return {
+        "recall": (sum(1 for g in gold if g in found) / len(gold)) if gold else None,
+        "retrieved": [{"clause_id": h.clause_id, "rank": i, "score": round(h.score, 2)} for i, h in enumerate(ranked, 1)],
+        "missing": [g for g in gold if g not in found],
+    }

@@ -21,7 +21,7 @@ from clauseguard.corpus.model import corpus_json_schema
 from clauseguard.corpus.sources import Opened, open_corpus
 from clauseguard.corpus.stats import corpus_stats
 from clauseguard.engine import Engine
-from clauseguard.errors import ClauseguardError, CorpusError, NotFoundError
+from clauseguard.errors import ClauseguardError, CorpusError
 from clauseguard.interfaces import eval_commands, ingest_commands
 from clauseguard.interfaces.render import render_compare, render_determination, render_search
 from clauseguard.requests import (
@@ -147,32 +147,6 @@ def corpus_schema() -> None:
 # ----------------------------------------------------------------------------- lookups
 
 
-def version_timeline(opened: Opened, document_id: str) -> dict[str, Any]:
-    """A document's versions in date order, with clause counts and the store's timeline events."""
-    doc = next((d for d in opened.corpus.documents if d.id == document_id), None)
-    if doc is None:
-        raise NotFoundError("document", document_id, "clauseguard corpus stats lists what the corpus holds")
-    return {
-        "document_id": doc.id,
-        "title": doc.title,
-        "kind": doc.kind,
-        "payer": doc.payer,
-        "versions": [
-            {
-                "version": v.version,
-                "effective_start": v.effective_start.isoformat(),
-                "effective_end": v.effective_end.isoformat() if v.effective_end else None,
-                "clauses": len(v.clauses),
-            }
-            for v in doc.versions
-        ],
-        "events": [
-            {"kind": e.kind, "version": e.version, "date": e.date.isoformat(), "detail": e.detail}
-            for e in opened.store.timeline(doc.id)
-        ],
-    }
-
-
 def render_timeline(timeline: dict[str, Any]) -> None:
     table = Table(title=f"{timeline['document_id']} — {timeline['title']} ({timeline['kind']})")
     for col in ("version", "effective start", "effective end", "clauses"):
@@ -192,7 +166,7 @@ def versions_command(
     as_json: JsonFlag = False,
 ) -> None:
     """The version timeline of one document."""
-    timeline = version_timeline(_options(ctx).opened(), document_id)
+    timeline = _options(ctx).engine().versions(document_id)
     if as_json:
         print_json(timeline)
     else:
@@ -206,22 +180,7 @@ def clause_command(
     as_json: JsonFlag = False,
 ) -> None:
     """One clause, read from the store by id, with its document and version."""
-    stored = _options(ctx).opened().store.clause(clause_id)
-    if stored is None:
-        raise NotFoundError("clause", clause_id)
-    data = {
-        "clause_id": stored.id,
-        "document_id": stored.document_id,
-        "document_title": stored.document_title,
-        "kind": stored.kind,
-        "version": stored.version,
-        "effective_start": stored.effective_start.isoformat(),
-        "effective_end": stored.effective_end.isoformat() if stored.effective_end else None,
-        "section": stored.section,
-        "article": stored.article,
-        "page": stored.page,
-        "text": stored.text,
-    }
+    data = _options(ctx).engine().clause(clause_id)
     if as_json:
         print_json(data)
         return
@@ -316,6 +275,7 @@ def compare_command(
 def demo_command(ctx: typer.Context) -> None:
     """Run the main job on the bundled demo corpus (no setup needed)."""
     opened = open_corpus(DEMO, None)
+    engine = Engine(opened)
     stats = corpus_stats(opened.corpus)
     out.rule("clauseguard demo — the bundled corpus")
     out.print(
@@ -326,7 +286,7 @@ def demo_command(ctx: typer.Context) -> None:
     out.print(f"fingerprint {stats['fingerprint']}")
     for doc in opened.corpus.documents:
         if len(doc.versions) > 1:
-            render_timeline(version_timeline(opened, doc.id))
+            render_timeline(engine.versions(doc.id))
 
 
 eval_commands.register(app, lambda ctx: _options(ctx).engine())

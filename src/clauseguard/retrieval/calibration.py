@@ -18,6 +18,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from clauseguard.errors import ClauseguardError
+
 FEATURES: Final[tuple[str, ...]] = (
     "lexical_share",  # BM25 / best BM25 among eligible rows for this query part, in [0, 1]
     "cosine",  # dense cosine, clipped to [0, 1] (0 without a dense backend)
@@ -31,7 +33,7 @@ CALIBRATION_FORMAT: Final = "clauseguard.calibration/v1"
 DEFAULT_BINS: Final = 10
 
 
-class CalibrationMissing(LookupError):
+class CalibrationMissing(ClauseguardError):
     """No fitted calibration ships for a backend; the message says how to fit one."""
 
 

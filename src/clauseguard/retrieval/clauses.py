@@ -7,7 +7,7 @@ eligibility: that is `clauseguard.versions`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -42,6 +42,8 @@ class ClauseTable:
 
     rows: tuple[ClauseRow, ...]
     id_order: np.ndarray  # int64: position of each row when rows are sorted by clause id
+    positions: Mapping[str, int]  # clause id -> row
+    version_rows: Mapping[tuple[str, str], tuple[int, int]]  # (document, version) -> [start, stop)
 
     @classmethod
     def from_corpus(cls, corpus: Corpus) -> ClauseTable:
@@ -72,22 +74,23 @@ class ClauseTable:
         by_id = sorted(range(len(ids)), key=ids.__getitem__)
         id_order = np.empty(len(ids), dtype=np.int64)
         id_order[np.asarray(by_id, dtype=np.int64)] = np.arange(len(ids), dtype=np.int64)
-        return cls(rows=tuple(rows), id_order=id_order)
+        version_rows: dict[tuple[str, str], tuple[int, int]] = {}
+        for r in rows:
+            start, _ = version_rows.get((r.document_id, r.version), (r.row, r.row))
+            version_rows[(r.document_id, r.version)] = (start, r.row + 1)
+        return cls(
+            rows=tuple(rows),
+            id_order=id_order,
+            positions={cid: i for i, cid in enumerate(ids)},
+            version_rows=version_rows,
+        )
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def position(self, clause_id: str) -> int:
         """The row of a clause id; KeyError when the corpus has no such clause."""
-        return self._positions[clause_id]
-
-    @property
-    def _positions(self) -> dict[str, int]:
-        cached = self.__dict__.get("_positions_cache")
-        if cached is None:
-            cached = {r.clause_id: r.row for r in self.rows}
-            object.__setattr__(self, "_positions_cache", cached)
-        return cached
+        return self.positions[clause_id]
 
     def mask_of(self, clause_ids: Iterable[str]) -> np.ndarray:
         """A boolean row mask that is True exactly for the given clause ids (all must exist)."""
@@ -145,7 +148,3 @@ def check_mask(mask: np.ndarray, size: int, what: str = "eligible_mask") -> np.n
             f"got dtype {dtype}, shape {shape}"
         )
     return mask
-
-
-def rows_of(table: ClauseTable, indices: Sequence[int]) -> list[ClauseRow]:
-    return [table.rows[int(i)] for i in indices]

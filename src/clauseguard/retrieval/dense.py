@@ -2,17 +2,18 @@
 
 Corpus embeddings are computed once per corpus fingerprint and backend and kept beside the store as
 `<cache_dir>/<fingerprint-hex>.<backend>.npz`; a query embeds the question, never the corpus.
-Search is exact (numpy). Above ~1M rows, faiss-cpu's `IndexFlatIP` searched with an
-`IDSelectorBitmap` built from the same mask is the drop-in: still exact, still filter-before-rank.
+Search is exact: numpy over the eligible rows. From `FAISS_ABOVE_ROWS` rows, when `faiss-cpu` is
+installed, candidate selection uses an exact `IndexFlatIP` searched with an `IDSelectorBitmap` built
+from the same mask (still exact, still filter-before-rank); without faiss, numpy serves every size.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -24,6 +25,7 @@ CACHE_FORMAT: Final = 1
 # Below this share of eligible rows, gather them (cost ~ eligible rows); above it, one matrix-vector
 # product over all rows is cheaper than the copy, and ineligible products are overwritten before use.
 GATHER_BELOW: Final = 0.5
+FAISS_ABOVE_ROWS: Final = 1_000_000  # below this numpy is as fast and needs no extra package
 
 
 def cache_path(cache_dir: Path, fingerprint: str, backend: str) -> Path:
@@ -69,6 +71,7 @@ class DenseIndex:
     embedder: Embedder
     matrix: np.ndarray  # (rows, dim) float32, unit rows (a row of zeros for an empty text)
     from_cache: bool = False
+    _faiss: dict[str, Any] = field(default_factory=dict, repr=False)  # the flat faiss index, built lazily
 
     @classmethod
     def build(
@@ -97,9 +100,16 @@ class DenseIndex:
         """Cosine of the query with every row under the mask (all of them, unordered); no other row."""
         return self.search_vector(self.embed_query(query), mask)
 
-    def search_vector(self, vector: np.ndarray, mask: np.ndarray) -> Scored:
-        """`search` for an already embedded query: fast float32 products, for selecting candidates."""
+    def search_vector(self, vector: np.ndarray, mask: np.ndarray, limit: int | None = None) -> Scored:
+        """`search` for an already embedded query: fast float32 products, for selecting candidates.
+
+        With a `limit`, at least the best `limit` rows under the mask are returned (all of them on
+        the numpy path; exactly `limit` on the faiss path, used from `FAISS_ABOVE_ROWS` rows)."""
         check_mask(mask, self.matrix.shape[0])
+        if limit is not None and self.matrix.shape[0] >= FAISS_ABOVE_ROWS:
+            found = self._faiss_search(vector, mask, limit)
+            if found is not None:
+                return found
         rows = np.flatnonzero(mask).astype(np.int64)
         if len(rows) == 0:
             return Scored(rows, np.empty(0, np.float64))
@@ -118,3 +128,25 @@ class DenseIndex:
         """
         products = self.matrix[rows].astype(np.float64) * vector.astype(np.float64)
         return np.sum(products, axis=1)
+
+    def _faiss_search(self, vector: np.ndarray, mask: np.ndarray, limit: int) -> Scored | None:
+        """Exact inner-product search restricted by a bitmap of the mask; None without faiss."""
+        try:
+            import faiss  # type: ignore[import-not-found, import-untyped]
+        except ImportError:
+            return None
+        flat = self._faiss.get("flat")
+        if flat is None:
+            flat = faiss.IndexFlatIP(self.matrix.shape[1])
+            flat.add(self.matrix)
+            self._faiss["flat"] = flat
+        bits = np.packbits(mask, bitorder="little")
+        selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits))
+        k = min(limit, int(mask.sum()))
+        if k == 0:
+            return Scored(np.empty(0, np.int64), np.empty(0, np.float64))
+        scores, ids = flat.search(vector[None, :], k, params=faiss.SearchParameters(sel=selector))
+        keep = ids[0] >= 0
+        rows, sims = ids[0][keep].astype(np.int64), scores[0][keep].astype(np.float64)
+        order = np.argsort(rows)
+        return Scored(rows[order], sims[order])

@@ -13,8 +13,16 @@ from clauseguard.versions import Eligibility
 
 
 def eligible_mask(index: RetrievalIndex, eligibility: Eligibility) -> np.ndarray:
-    """True for exactly the clauses the request may retrieve."""
-    return index.clauses.mask_of(eligibility.eligible)
+    """True for exactly the clauses the request may retrieve: the rows of each document's governing
+    version, for the documents the version rules let through (one slice per document, since a
+    version's clauses are contiguous rows)."""
+    mask = np.zeros(index.size, dtype=bool)
+    for decision in eligibility.documents.values():
+        if decision.reason is None and decision.version is not None:
+            span = index.clauses.version_rows.get((decision.document_id, decision.version))
+            if span is not None:
+                mask[span[0] : span[1]] = True
+    return mask
 
 
 def ineligible_mask(index: RetrievalIndex, eligibility: Eligibility) -> np.ndarray:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
 import numpy as np
 
+from clauseguard.errors import ClauseguardError
 from clauseguard.retrieval.tokens import tokens
 
 WORDLLAMA: Final = "wordllama"
@@ -23,7 +25,7 @@ DEFAULT_BACKEND: Final = WORDLLAMA
 WORDLLAMA_DIM: Final = 256
 
 
-class EmbedderUnavailable(RuntimeError):
+class EmbedderUnavailable(ClauseguardError):
     """A backend whose package is not installed; the message says which extra to install."""
 
 
@@ -151,10 +153,16 @@ class HashingEmbedder:
 
 
 _LOADED: dict[str, Embedder] = {}
+_LOADING = threading.Lock()
 
 
 def load_embedder(backend: str = DEFAULT_BACKEND) -> Embedder:
     """The named backend, loaded once per process (weights from installed packages only)."""
+    with _LOADING:
+        return _load(backend)
+
+
+def _load(backend: str) -> Embedder:
     if backend not in _LOADED:
         if backend == WORDLLAMA:
             _LOADED[backend] = WordLlamaEmbedder()

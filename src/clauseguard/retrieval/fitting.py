@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from clauseguard.corpus.loader import load_demo, load_path
+from clauseguard.corpus.model import Corpus
 from clauseguard.retrieval.calibration import (
     Calibrator,
     brier_score,
@@ -23,8 +25,14 @@ from clauseguard.retrieval.calibration import (
     save_calibration,
     uncalibrated,
 )
-from clauseguard.retrieval.index import LEXICAL_ONLY, build_index
-from clauseguard.retrieval.labelled import Pairs, external_report_questions, labelled_pairs, load_questions
+from clauseguard.retrieval.index import LEXICAL_ONLY, RetrievalIndex, build_index
+from clauseguard.retrieval.labelled import (
+    LabelledQuestion,
+    Pairs,
+    external_report_questions,
+    labelled_pairs,
+    load_questions,
+)
 
 
 class CalibrationReport(NamedTuple):
@@ -44,6 +52,14 @@ def report(calibrator: Calibrator, pairs: Pairs) -> CalibrationReport:
         ece=expected_calibration_error(probs, pairs.labels),
         brier=brier_score(probs, pairs.labels),
     )
+
+
+def evaluate_calibration(
+    index: RetrievalIndex, corpus: Corpus, questions: Iterable[LabelledQuestion]
+) -> CalibrationReport:
+    """ECE and Brier score of the index's own calibration on labelled questions over its corpus
+    (what `eval` reports: pass the external suite's determination cases as questions)."""
+    return report(index.calibrator, labelled_pairs(index, corpus, questions))
 
 
 def fit_backend(backend: str) -> tuple[Calibrator, Pairs]:

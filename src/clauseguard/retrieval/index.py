@@ -15,11 +15,10 @@ import numpy as np
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.retrieval.calibration import Calibrator, load_calibration
-from clauseguard.retrieval.clauses import ClauseTable, lexical_text
+from clauseguard.retrieval.clauses import ClauseTable
 from clauseguard.retrieval.dense import DenseIndex
 from clauseguard.retrieval.embedders import DEFAULT_BACKEND, Embedder, load_embedder
 from clauseguard.retrieval.lexical import LexicalIndex
-from clauseguard.retrieval.tokens import tokens
 
 LEXICAL_ONLY = "lexical"
 
@@ -33,7 +32,6 @@ class RetrievalIndex:
     lexical: LexicalIndex
     dense: DenseIndex | None
     calibrator: Calibrator
-    row_terms: tuple[frozenset[str], ...]  # distinct tokens of each clause and its document's codes
     article_rows: Mapping[str, np.ndarray]  # article number -> rows with that number
     code_rows: Mapping[str, np.ndarray]  # code -> rows whose text names it
     document_code_rows: Mapping[str, np.ndarray]  # code -> rows whose document governs it
@@ -77,17 +75,12 @@ def build_index(
         else None
     )
     backend = embedder.name if embedder is not None else LEXICAL_ONLY
-    body_tokens = [tokens(lexical_text(r)) for r in table.rows]
     return RetrievalIndex(
         fingerprint=fingerprint,
         clauses=table,
-        lexical=LexicalIndex.build(table, body_tokens=body_tokens),
+        lexical=LexicalIndex.build(table),
         dense=dense,
         calibrator=calibrator or load_calibration(backend),
-        row_terms=tuple(
-            frozenset(body).union(tokens(" ".join(r.document_codes)))
-            for body, r in zip(body_tokens, table.rows, strict=True)
-        ),
         article_rows=_rows_by([(r.article_number,) if r.article_number else () for r in table.rows]),
         code_rows=_rows_by([r.codes for r in table.rows]),
         document_code_rows=_rows_by([r.document_codes for r in table.rows]),
@@ -101,7 +94,10 @@ _LOCK = threading.Lock()
 def index_for(
     corpus: Corpus, *, backend: str | None = DEFAULT_BACKEND, cache_dir: Path | None = None
 ) -> RetrievalIndex:
-    """The index of a corpus for a backend, built on first use and kept for the life of the process."""
+    """The index of a corpus for a backend, built on first use and kept for the life of the process.
+
+    Pass the store's folder (e.g. `<store dir>/index`) as `cache_dir` so corpus embeddings are
+    computed once per corpus fingerprint and survive restarts; None keeps them in memory only."""
     fingerprint = corpus.fingerprint()
     key = (fingerprint, backend or LEXICAL_ONLY, str(cache_dir or ""))
     with _LOCK:

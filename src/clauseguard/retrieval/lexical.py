@@ -40,6 +40,23 @@ class _Field:
             # A row with no tokens still needs a column: bm25s averages lengths over rows.
             self.bm25.index((ids, self.vocab), create_empty_token=False, show_progress=False)
 
+    def presence(self, query_terms: Sequence[str], rows: np.ndarray) -> np.ndarray:
+        """(terms, rows) booleans: does the row contain the term. Reads the posting lists, which
+        bm25s keeps sorted by row, so each lookup is a binary search."""
+        out = np.zeros((len(query_terms), len(rows)), dtype=bool)
+        if self.empty or len(rows) == 0:
+            return out
+        indices, indptr = self.bm25.scores["indices"], self.bm25.scores["indptr"]
+        for i, term in enumerate(query_terms):
+            tid = self.vocab.get(term)
+            if tid is None:
+                continue
+            posting = indices[indptr[tid] : indptr[tid + 1]]
+            if len(posting):
+                at = np.minimum(np.searchsorted(posting, rows), len(posting) - 1)
+                out[i] = posting[at] == rows
+        return out
+
     def scores(self, query_terms: tuple[str, ...], weight_mask: np.ndarray, size: int) -> np.ndarray:
         term_ids = [self.vocab[t] for t in query_terms if t in self.vocab]
         if self.empty or not term_ids:
@@ -87,6 +104,10 @@ class LexicalIndex:
         )
 
     name = "bm25"
+
+    def presence(self, query_terms: Sequence[str], rows: np.ndarray) -> np.ndarray:
+        """(terms, rows) booleans: does the clause body (article, section, text) contain the term."""
+        return self.body.presence(query_terms, rows)
 
     def search(self, query: str, mask: np.ndarray) -> Scored:
         """BM25 of every row under the mask (others are never candidates); rows at or below 0 are dropped."""

@@ -107,6 +107,19 @@ def _member(rows: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return np.isin(wanted, rows).astype(np.float64)
 
 
+def _coverage(index: RetrievalIndex, terms: Sequence[str], pool: np.ndarray) -> np.ndarray:
+    """Share of the part's distinct content terms each row contains (its body, or a code its
+    document governs): corpus-independent, unlike BM25, which weighs terms by this corpus's counts."""
+    if not terms:
+        return np.zeros(len(pool))
+    present = index.lexical.presence(terms, pool)
+    for i, term in enumerate(terms):
+        governed = index.document_code_rows.get(term.upper())
+        if governed is not None:
+            present[i] |= np.isin(pool, governed)
+    return present.sum(axis=0) / len(terms)
+
+
 def candidates(
     index: RetrievalIndex, part: QuestionPart, mask: np.ndarray, k: int, fusion: FusionConfig = DEFAULT_FUSION
 ) -> Candidates | None:
@@ -124,7 +137,7 @@ def candidates(
     query_vector: np.ndarray | None = None
     if index.dense is not None:
         query_vector = index.dense.embed_query(part.text)
-        dense = index.dense.search_vector(query_vector, mask)
+        dense = index.dense.search_vector(query_vector, mask, limit=pool_size)
         pools.append(top_k(dense.indices, dense.scores, table.id_order, pool_size))
 
     codes = code_references(part.text)
@@ -140,18 +153,19 @@ def candidates(
     bm25 = _lookup(lexical.indices, lexical.scores, pool)
     share = bm25 / best_bm25 if best_bm25 > 0 else bm25
     has_dense = index.dense is not None and query_vector is not None
-    cosine = index.dense.similarities(query_vector, pool) if has_dense else np.zeros(len(pool))  # type: ignore[union-attr,arg-type]
+    if index.dense is not None and query_vector is not None:
+        cosine = index.dense.similarities(query_vector, pool)
+    else:
+        cosine = np.zeros(len(pool))
     article_match = _member(article_rows, pool)
     code_match = _member(code_rows, pool)
 
     terms = content_terms(part.text)
-    coverage = np.zeros(len(pool))
-    kind_match = np.zeros(len(pool))
-    for i, row in enumerate(pool.tolist()):
-        clause = table.rows[row]
-        if terms:
-            coverage[i] = len(index.row_terms[row].intersection(terms)) / len(terms)
-        kind_match[i] = 1.0 if answers_aspect(part.aspect, clause.kind, clause.coverage_type) else 0.0
+    coverage = _coverage(index, terms, pool)
+    kind_match = np.asarray(
+        [answers_aspect(part.aspect, table.rows[r].kind, table.rows[r].coverage_type) for r in pool.tolist()],
+        dtype=np.float64,
+    )
 
     tie = table.id_order[pool]
     everyone = np.ones(len(pool), dtype=bool)
