@@ -40,7 +40,9 @@ def one_run(command: list[str], env: dict[str, str]) -> tuple[float, dict[str, A
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("cases", nargs="*", type=Path, default=[MKRAFA / "seed.json", MKRAFA / "generated.json"])
+    parser.add_argument(
+        "cases", nargs="*", type=Path, default=[MKRAFA / "seed.json", MKRAFA / "generated.json"]
+    )
     parser.add_argument("--corpus", type=Path, default=MKRAFA / "corpus.json")
     parser.add_argument("--runs", type=int, default=5, help="warm runs measured (after one cold run)")
     args = parser.parse_args()
@@ -48,7 +50,16 @@ def main() -> int:
         print(f"external suite not found at {args.corpus.parent}; nothing to measure")
         return 2
 
-    command = [sys.executable, "-m", "clauseguard", "--corpus", str(args.corpus), "eval", *map(str, args.cases), "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "clauseguard",
+        "--corpus",
+        str(args.corpus),
+        "eval",
+        *map(str, args.cases),
+        "--json",
+    ]
     with tempfile.TemporaryDirectory(prefix="clauseguard-bench-") as home:
         env = {**os.environ, "CLAUSEGUARD_HOME": home}
         cold_wall, card = one_run(command, env)
@@ -66,16 +77,24 @@ def main() -> int:
     cases = answer.get("cases", card["case_set"]["count"])
     wall = statistics.median(walls)
     p95 = statistics.median(p95s)
-    print(f"clauseguard eval, {card['case_set']['count']} cases ({cases} scored), {args.runs} warm runs, "
-          f"{os.cpu_count()} CPUs")
+    print(
+        f"clauseguard eval, {card['case_set']['count']} cases ({cases} scored), {args.runs} warm runs, "
+        f"{os.cpu_count()} CPUs"
+    )
     print(f"{'measure':<34}{'median':>12}{'target':>12}{'ratio':>10}")
     print(f"{'whole process, cold (1 run)':<34}{cold_wall:>11.3f}s{'':>12}{'':>10}")
     print(f"{'whole process, warm':<34}{wall:>11.3f}s{TARGET_WALL_S:>11.1f}s{wall / TARGET_WALL_S:>10.2f}")
     print(f"{'engine time per case, p50':<34}{statistics.median(p50s) * 1000:>10.2f}ms{'':>12}{'':>10}")
-    print(f"{'engine time per case, p95':<34}{p95 * 1000:>10.2f}ms{TARGET_P95_S * 1000:>10.0f}ms{p95 / TARGET_P95_S:>10.2f}")
+    print(
+        f"{'engine time per case, p95':<34}{p95 * 1000:>10.2f}ms{TARGET_P95_S * 1000:>10.0f}ms{p95 / TARGET_P95_S:>10.2f}"
+    )
     if p95 > 0:
-        print(f"p95 against the external stand-in ({REFERENCE_P95_S * 1000:.0f} ms): {REFERENCE_P95_S / p95:.1f}x faster")
-    figures = {k: answer.get(k) for k in ("determination_accuracy", "gate_correctness", "false_auto_determine")}
+        print(
+            f"p95 against the external stand-in ({REFERENCE_P95_S * 1000:.0f} ms): {REFERENCE_P95_S / p95:.1f}x faster"
+        )
+    figures = {
+        k: answer.get(k) for k in ("determination_accuracy", "gate_correctness", "false_auto_determine")
+    }
     print("last run: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
     return 0
 

@@ -56,6 +56,7 @@ class Engine:
 
     opened: Opened
     settings: Settings = field(default_factory=Settings)
+    log: bool = True  # replay recomputes without appending to the audit log
 
     @property
     def corpus(self) -> Corpus:
@@ -99,6 +100,8 @@ class Engine:
 
     def _log(self, kind: str, request: dict[str, Any], response: dict[str, Any], stages: dict[str, float]) -> None:
         """Audit row and trace line; both hold only redacted text."""
+        if not self.log:
+            return
         recorded = {k: v for k, v in response.items() if k != "timings"}
         self.audit.record(
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),

@@ -156,6 +156,12 @@ def open_corpus(corpus_option: str | None, store_option: str | None) -> Opened:
     )
 
 
+def open_snapshot(corpus: Corpus, description: str) -> Opened:
+    """A corpus kept elsewhere (e.g. the audit log's snapshot), opened alone in its fingerprint cache."""
+    store, where = _store_for(corpus, None, description)
+    return Opened(store, corpus, "path", f"{description} (fingerprint {_short(corpus.fingerprint())}, store {where})")
+
+
 def open_persistent_store(store_option: str | None) -> SqliteStore:
     """The persistent store for commands that write (ingest): `--store PATH`, else the home store."""
     path = persistent_store_path(store_option)

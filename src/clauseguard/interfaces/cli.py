@@ -268,6 +268,28 @@ def compare_command(
         render_compare(out, response)
 
 
+@app.command("replay")
+def replay_command(
+    assertion_id: Annotated[str, typer.Argument(help="An assertion id from a determination or search.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Recompute an audited answer on the corpus it was made on; exit 1 when it no longer matches."""
+    from clauseguard.replay import replay
+
+    result = replay(assertion_id)
+    if as_json:
+        print_json(result)
+    else:
+        verdict = "[green]match[/]" if result["match"] else "[red]mismatch[/]"
+        out.print(f"{verdict}: {assertion_id} ({result['kind']}, corpus {result['corpus_fingerprint']})")
+        for key in result["differences"]:
+            out.print(f"  differs: {key}")
+        for clause_id in result["tampered_clauses"]:
+            out.print(f"  clause text changed in the store: {clause_id}")
+    if not result["match"]:
+        raise typer.Exit(1)
+
+
 # ----------------------------------------------------------------------------- demo
 
 
