@@ -25,6 +25,7 @@ from clauseguard.retrieval import (
     retrieve,
     split_question,
 )
+from clauseguard.retrieval.retrieve import subject_share
 from clauseguard.retrieval.tokens import content_terms
 from clauseguard.versions import (
     Eligibility,
@@ -40,6 +41,7 @@ from clauseguard.versions import (
 NO_EVIDENCE: Final = "Not enough evidence found in policy documents."
 ESCALATE: Final = "escalate to handler"
 NO_ACTION: Final = "none"
+SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,7 @@ def answer_parts(
     below: list[Hit] = []
     for part in parts:
         hits = retrieve(index, part, mask, k)
+        about = dict(zip((h.clause_id for h in hits), subject_share(index, part.subject, [h.clause_index for h in hits]), strict=True))
         terms = content_terms(part.text)
         asked = quantity_asked(part.label, part.aspect)
         settled: list[tuple[Hit, Reading]] = []
@@ -129,6 +132,8 @@ def answer_parts(
             if hit.score < threshold:
                 below.append(hit)
                 continue
+            if about[hit.clause_id] < SUBJECT_SHARE:
+                continue  # above the threshold on generic words, but about something else
             reading = read_passage(
                 _row(index, hit).text, asked=asked, asks_quantity=part.asks_quantity, terms=terms
             )
@@ -137,7 +142,7 @@ def answer_parts(
                 settled.append((hit, reading))
         why = None
         if not settled:
-            deferred = [h for h in hits if h.score >= threshold]
+            deferred = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
             if deferred:
                 row = _row(index, deferred[0])
                 why = f"the passage above the threshold does not state it {_cite(row)}"

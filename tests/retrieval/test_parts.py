@@ -31,7 +31,7 @@ def test_x_and_y_question_splits_and_the_second_part_inherits_the_subject() -> N
 def test_what_is_paid_and_when() -> None:
     parts = split_question("implant crown: what is paid and when")
     assert [p.label for p in parts] == ["what is paid", "when"]
-    assert [p.aspect for p in parts] == ["limit", "waiting_period"]
+    assert [p.aspect for p in parts] == ["rate", "waiting_period"]
     assert all(p.subject == "implant crown" for p in parts)
 
 
@@ -69,7 +69,7 @@ def test_empty_question_has_no_parts() -> None:
     ("text", "aspect"),
     [
         ("annual cap", "limit"),
-        ("how much is reimbursed", "limit"),
+        ("how much is reimbursed", "rate"),
         ("number of sessions", "limit"),
         ("waiting period", "waiting_period"),
         ("which documents must be sent", "documents"),
@@ -81,3 +81,10 @@ def test_empty_question_has_no_parts() -> None:
 )
 def test_aspects(text: str, aspect: str | None) -> None:
     assert aspect_of(text) == aspect
+
+
+def test_a_rate_is_its_own_aspect_and_asks_a_quantity() -> None:
+    (part,) = split_question("What reimbursement rate applies to crowns?")
+    assert (part.aspect, part.asks_quantity) == ("rate", True)
+    (part,) = split_question("Are implants paid from the annual dental allowance?")
+    assert part.aspect == "coverage"

@@ -53,13 +53,15 @@ _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ("duration", re.compile(r"\b(?:wait\w*|how long|duration|qualifying period|deferral)\b", re.I)),
     ("count", re.compile(r"\b(?:how many|number of|sessions?|visits?|treatments? per|units?|frequency|times)\b", re.I)),
     ("rate", re.compile(r"\b(?:rate|percent\w*|per ?cent|share|proportion|level of reimbursement|co-?pay\w*)\b", re.I)),
-    ("amount", re.compile(r"\b(?:caps?|ceiling|maximum|max|limit\w*|amount|how much|sum|allowance|up to|paid|pays?|reimburse\w*|cost)\b", re.I)),
+    ("amount", re.compile(r"\b(?:caps?|ceiling|maximum|max|limit\w*|amount|sum|allowance|up to)\b", re.I)),
+    ("payment", re.compile(r"\b(?:how much|paid|pays?|payable|reimburs\w*|cost)\b", re.I)),
 )
 QUANTITY_PATTERNS: Final[dict[str, tuple[re.Pattern[str], ...]]] = {
     "duration": (_DURATION,),
     "count": (_COUNT,),
     "rate": (_PERCENT,),
     "amount": (_AMOUNT, _COUNT),
+    "payment": (_AMOUNT, _PERCENT),
 }
 ALL_QUANTITIES: Final = (_AMOUNT, _PERCENT, _DURATION, _COUNT)
 
@@ -69,7 +71,7 @@ def quantity_asked(label: str, aspect: str | None) -> str | None:
     for kind, pattern in _ASKS:
         if pattern.search(label):
             return kind
-    return {"waiting_period": "duration", "limit": "amount"}.get(aspect or "")
+    return {"waiting_period": "duration", "limit": "amount", "rate": "rate"}.get(aspect or "")
 
 
 @dataclass(frozen=True)

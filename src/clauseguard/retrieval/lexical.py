@@ -57,6 +57,14 @@ class _Field:
                 out[i] = posting[at] == rows
         return out
 
+    def document_frequency(self, term: str) -> int:
+        """How many rows contain the term (0 when the vocabulary lacks it)."""
+        tid = self.vocab.get(term)
+        if self.empty or tid is None:
+            return 0
+        indptr = self.bm25.scores["indptr"]
+        return int(indptr[tid + 1] - indptr[tid])
+
     def scores(self, query_terms: tuple[str, ...], weight_mask: np.ndarray, size: int) -> np.ndarray:
         term_ids = [self.vocab[t] for t in query_terms if t in self.vocab]
         if self.empty or not term_ids:

@@ -17,6 +17,7 @@ LIMIT: Final = "limit"
 WAITING_PERIOD: Final = "waiting_period"
 DOCUMENTS: Final = "documents"
 EXCLUSION: Final = "exclusion"
+RATE: Final = "rate"  # what share is paid: stated in the clauses that grant cover
 
 # Most specific first: "how much is reimbursed" asks for an amount, not whether it is covered.
 _CUES: Final[tuple[tuple[str, str], ...]] = (
@@ -32,10 +33,10 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         LIMIT,
-        r"caps?|ceilings?|limits?|limited|maximums?|max|amounts?|how much|how many|number of|"
-        r"sums?|rates?|percentage|percent|allowance|per year|per visit|sessions|visits|nights|"
-        r"frequency|quantity|what is paid|paid how much|up to",
+        r"caps?|ceilings?|limits?|limited|maximums?|max|amounts?|how many|number of|"
+        r"sums?|per year|per visit|sessions|visits|nights|frequency|quantity|up to",
     ),
+    (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)"),
     (EXCLUSION, r"exclu\w*|exceptions?|not covered"),
     (
         COVERAGE,
@@ -54,8 +55,9 @@ PREFERRED_KINDS: Final[dict[str, frozenset[str]]] = {
     WAITING_PERIOD: frozenset({"waiting_period"}),
     DOCUMENTS: frozenset({"documents"}),
     EXCLUSION: frozenset({"exclusion"}),
+    RATE: frozenset({"criteria", "limit"}),
 }
-QUANTITY_ASPECTS: Final = frozenset({LIMIT, WAITING_PERIOD})
+QUANTITY_ASPECTS: Final = frozenset({LIMIT, WAITING_PERIOD, RATE})
 
 _SENTENCES: Final = re.compile(r"[?;!]+|\.\s+(?=[A-Z])")
 _PIECES: Final = re.compile(r"\s*(?:,\s*and\b|,|\band\b|&|\balso\b|\bplus\b)\s*")

@@ -7,6 +7,7 @@ over the ineligible rows. Output order is (-score, clause id), so equal inputs g
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 
@@ -118,6 +119,25 @@ def _coverage(index: RetrievalIndex, terms: Sequence[str], pool: np.ndarray) -> 
         if governed is not None:
             present[i] |= np.isin(pool, governed)
     return present.sum(axis=0) / len(terms)
+
+
+def subject_share(index: RetrievalIndex, subject: str, rows: Sequence[int]) -> np.ndarray:
+    """For each row, the share of the subject's weight (inverse document frequency) its text contains.
+
+    A passage that matches a question's generic words ("treatment", "covered") but none of its
+    subject ("IVF") is about something else; rare subject words weigh most, words the corpus never
+    uses weigh as much as its rarest.
+    """
+    terms = sorted(set(content_terms(subject)))
+    pool = np.asarray(rows, dtype=np.int64)
+    if not terms or len(pool) == 0:
+        return np.ones(len(pool))
+    size = max(1, index.size)
+    weights = np.array(
+        [math.log((size + 1) / (index.lexical.body.document_frequency(t) + 0.5)) for t in terms]
+    )
+    present = index.lexical.presence(terms, pool)
+    return (weights[:, None] * present).sum(axis=0) / weights.sum()
 
 
 def candidates(
