@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
+from clauseguard import faults
 from clauseguard.audit import AuditLog, append_trace, digest
 from clauseguard.compare import compare as run_compare
 from clauseguard.corpus.model import Corpus
@@ -121,7 +122,7 @@ class Engine:
         started = time.perf_counter()
         response = run_determination(
             parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
-            cache=self.compiled, verifier=self.verifier,
+            cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(),
         )
         engine_s = time.perf_counter() - started
         redacted = redacted_request(parsed)
