@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import date
 import sqlite3
+from datetime import date
 from pathlib import Path
 from typing import Any
 
