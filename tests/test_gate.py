@@ -72,3 +72,11 @@ def test_uncompiled_criterion_and_budget_are_review() -> None:
         reason = Reason("criterion_not_compiled" if field == "uncompiled" else "budget_exceeded", "x")
         decision = decide(GateInput(citations=(GOOD,), outcome="NOT_COVERED", **{field: (reason,)}))
         assert (decision.gate, decision.outcome, decision.reasons) == ("REVIEW", "NOT_COVERED", (reason,))
+
+
+def test_unreadable_governing_text_with_no_outcome_is_review_not_refuse() -> None:
+    reason = Reason("criterion_not_compiled", "clause P.v1.C2 could not be read in full")
+    decision = decide(GateInput(uncompiled=(reason,), outcome=None))
+    assert (decision.gate, decision.outcome, decision.reasons) == ("REVIEW", "INSUFFICIENT_EVIDENCE", (reason,))
+    missing = Reason("missing_fact", "the request does not state: A1c")
+    assert decide(GateInput(refusals=(missing,), uncompiled=(reason,))).gate == "REFUSE"

@@ -364,7 +364,7 @@ def determine(
     outcome = OUTCOMES.get(rd.decision.outcome)
     if rd.decision.outcome == "undecided":
         refusals.append(Reason("missing_fact", "the request does not state: " + "; ".join(rd.decision.missing_facts)))
-    elif rd.decision.outcome == "no_clause":
+    elif rd.decision.outcome == "no_clause" and not rd.decision.unreadable:
         refusals.append(Reason("no_clause", "no clause of the governing documents applies to this request"))
     uncompiled = tuple(
         Reason("criterion_not_compiled", f"clause {cid} could not be read in full: {rd.refused[cid].message}")
