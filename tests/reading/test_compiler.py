@@ -73,10 +73,17 @@ def test_the_comparator_and_number_follow_the_words(text: str, comparator: str, 
     "Brain MRI is covered when the radiologist agrees in writing.",  # a clause, not a condition
     "Genetic testing is covered when the member has a first-degree relative with breast cancer.",
     "Spinal fusion is excluded when performed for axial low back pain or spinal stenosis without instability.",
-    "This rider does not waive the diagnosis, and it does not change the limit of policy AB-100.",
+    "This rider does not waive the diagnosis, and it changes the limit of policy AB-100.",
 ])
 def test_changed_sentences_are_refused_not_misread(text: str) -> None:
     assert isinstance(compile_clause(text), Refusal), text
+
+
+def test_a_run_on_kept_requirement_is_two_kept_requirements() -> None:
+    result = compile_clause("This rider does not waive the diagnosis, and it does not change the limit of policy AB-100.")
+    assert isinstance(result, Criteria)
+    assert [(a.action, a.requirement, a.targets) for a in result.amendments] == [
+        ("keep", "diagnosis", ()), ("keep", "limit", ("AB-100",))]
 
 
 def test_waiver_and_routing_are_told_apart_by_what_follows() -> None:

@@ -14,6 +14,7 @@ from clauseguard.reading.compiler import Refusal, compile_clause
 from clauseguard.reading.evaluate import (
     ClauseReading,
     Evaluation,
+    Value,
     compare,
     decide,
     evaluate,
@@ -22,7 +23,7 @@ from clauseguard.reading.evaluate import (
     k_or,
 )
 from clauseguard.reading.facts import read_facts, vocabulary_of
-from clauseguard.reading.tree import Criteria, criteria_from_json
+from clauseguard.reading.tree import Criteria, criteria_from_json, iter_atoms
 
 
 def compiled(text: str) -> Criteria:
@@ -46,7 +47,7 @@ def atom(ev: Evaluation, label_part: str) -> Any:
 
 # --- Kleene ------------------------------------------------------------------------------------
 
-VALUES = ("met", "not_met", "unknown")
+VALUES: tuple[Value, ...] = ("met", "not_met", "unknown")
 
 
 def test_strong_kleene_tables() -> None:
@@ -54,7 +55,7 @@ def test_strong_kleene_tables() -> None:
         both = {a, b}
         assert k_and([a, b]) == ("not_met" if "not_met" in both else "unknown" if "unknown" in both else "met")
         assert k_or([a, b]) == ("met" if "met" in both else "unknown" if "unknown" in both else "not_met")
-    assert [k_not(v) for v in VALUES] == ["not_met", "met", "unknown"]  # type: ignore[arg-type]
+    assert [k_not(v) for v in VALUES] == ["not_met", "met", "unknown"]
 
 
 @pytest.mark.parametrize(("fact", "value", "op", "threshold", "expected"), [
@@ -326,3 +327,65 @@ def test_decide_reads_criteria_clauses_as_alternative_paths() -> None:
 def test_evaluation_is_deterministic() -> None:
     narrative = "Type 1 diabetes. HbA1c 8.2 percent. Performs five blood glucose checks per day."
     assert judge(PUMP, narrative, ("E10.9",)) == judge(PUMP, narrative, ("E10.9",))
+
+
+# --- group terms, riders for a population, refusals about another population -----------------
+
+
+def test_a_waiting_period_excludes_only_while_the_member_is_within_it() -> None:
+    clause = "Benefits for dentures become payable only after a waiting period of six (6) months from joining the contract."
+    early = judge(clause, "Joined the group scheme four months ago; needs a denture.", px=("D5110",))
+    later = judge(clause, "Insured under the group contract for two years; needs a denture.", px=("D5110",))
+    silent = judge(clause, "Needs a denture.", px=("D5110",))
+    assert (early.outcome, later.outcome, silent.outcome) == ("not_covered", "not_applicable", "not_applicable")
+
+
+def test_a_frequency_allowance_is_a_limit_not_a_coverage_criterion() -> None:
+    from clauseguard.reading.evaluate import rule_role
+
+    allowance, earlier = compiled("One insulin pump is covered per member every four (4) years. Earlier replacement "
+                                  "is covered only when the pump is out of warranty and cannot be repaired.").rules
+    assert rule_role(allowance) == rule_role(earlier) == "limit"
+    # a first pump: the early-replacement rule's occasion does not arise
+    ev = judge(Criteria(rules=(earlier,)), "Type 1 diabetes, first pump.", px=("E0784",))
+    assert ev.outcome == "not_applicable"
+
+
+def test_a_rider_for_one_population_reaches_only_that_population_s_rule() -> None:
+    base = compiled("For members with type 1 diabetes, an insulin pump is covered when the member has used multiple "
+                    "daily injections for at least three (3) months. For members with type 2 diabetes, an insulin "
+                    "pump is covered when the member has used multiple daily injections for at least six (6) months.")
+    rider = compiled("Under the Gold plan, a member with type 1 diabetes mellitus does not need the three months of "
+                     "multiple daily injections that policy DM-100 requires before an insulin pump; that one "
+                     "requirement is waived.")
+    found = resolve_amendment(base, rider.amendments[0])
+    assert found is not None
+    first_rule_atoms = {a.id for a in iter_atoms(base.rules[0].when)}
+    assert set(found.atom_ids) <= first_rule_atoms
+
+
+def test_waiving_a_course_waives_the_details_written_inside_it() -> None:
+    clause = ("An insulin pump is covered when the member has used multiple daily insulin injections, three or more per "
+              "day with self-adjustment of doses, for at least three (3) months, UNLESS the member is pregnant, in which "
+              "case the three-month injection requirement does not apply.")
+    ev = judge(clause, "Ten weeks pregnant. Started multiple daily injections three weeks ago.", px=("E0784",))
+    assert ev.outcome == "covered"
+    assert {a.label for a in ev.atoms if a.waived} == {"intensive insulin regimen for >= 3 month(s)",
+                                                        "insulin injections >= 3 per day", "insulin dose self-adjustment"}
+
+
+def test_a_refused_sentence_for_another_population_does_not_bear_on_the_request() -> None:
+    text = ("Members with type 2 diabetes mellitus qualify for an insulin pump only when their HbA1c stays above 8.0% "
+            "after at least 3 months on that regimen.")
+    refused = compile_clause(text)
+    assert isinstance(refused, Refusal) and refused.unread[0].population is not None
+    type1 = read_facts("Type 1 diabetes since childhood.", (), ("E0784",))
+    type2 = read_facts("Type 2 diabetes for ten years.", (), ("E0784",))
+    assert decide([ClauseReading("C3", refused)], type1).unreadable == ()
+    assert decide([ClauseReading("C3", refused)], type2).unreadable == ("C3",)
+
+
+def test_a_stated_rival_diagnosis_places_the_request_outside_a_population_despite_an_unplaced_code() -> None:
+    clause = "For members with type 2 diabetes, an insulin pump is covered when the member has an HbA1c above 8 percent."
+    ev = judge(clause, "Member with type 1 diabetes, A1c 9 percent.", dx=("Z99.89",), px=("E0784",))
+    assert ev.outcome == "not_applicable"

@@ -220,3 +220,50 @@ def test_other_than_ends_a_negation() -> None:
     therapies = {t.therapy: t for t in sheet.of(TherapyFact)}
     assert therapies["dmard"].status == "absent"
     assert therapies["hydroxychloroquine"].status == "present"
+
+
+def test_how_long_the_member_has_been_insured() -> None:
+    from clauseguard.reading.facts import TenureFact
+
+    [joined] = read_facts("Employee joined the group scheme ten months ago and needs an implant.").of(TenureFact)
+    assert round(joined.days) == round(10 * 30.4375)
+    [insured] = read_facts("Insured under the group contract for three years.").of(TenureFact)
+    assert round(insured.days) == round(3 * 365.25)
+    assert read_facts("The member has not been insured under the plan for 2 years.").of(TenureFact) == []
+
+
+@pytest.mark.parametrize(("narrative", "value", "comparator"), [
+    ("Has used multiple daily insulin injections, four a day with self-adjusted doses, for six weeks.", 4, "=="),
+    ("On multiple daily injections (four a day, adjusting doses herself) for five weeks only.", 4, "=="),
+    ("Multiple daily insulin injections, three to five a day, for four months.", 3, ">="),
+])
+def test_a_rate_written_as_an_aside_and_the_course_after_it(narrative: str, value: float, comparator: str) -> None:
+    sheet = read_facts(narrative)
+    [measure] = sheet.of(MeasureFact)
+    assert (measure.quantity, measure.value, measure.comparator) == ("insulin injections", value, comparator)
+    assert measure.per is not None and measure.per.unit == "day"
+    [course] = sheet.of(TherapyFact)
+    assert course.therapy == "intensive insulin regimen" and course.duration_days is not None
+
+
+def test_a_course_started_some_time_ago_and_the_parts_of_a_course() -> None:
+    [started] = read_facts("Started multiple daily injections three weeks ago.").of(TherapyFact)
+    assert started.duration_days == 21
+    sheet = read_facts("Eight weeks of conservative treatment, including supervised physical therapy and "
+                       "anti-inflammatory medication, gave no adequate relief.")
+    by_name = {f.therapy: f for f in sheet.of(TherapyFact)}
+    assert by_name["conservative therapy"].outcome == "inadequate response"
+    assert "failed" in by_name["conservative therapy"].statuses
+    assert by_name["supervised physical therapy"].duration_days == by_name["conservative therapy"].duration_days == 56
+
+
+def test_a_planned_condition_keeps_its_window_and_a_test_before_its_finding_documents_it() -> None:
+    planned = condition(read_facts("She plans to become pregnant within the next four months."), "planned pregnancy")
+    assert planned.within_days == 4 * 30.4375
+    [doc] = read_facts("MRI of the right knee confirms a tear of the medial meniscus.").of(DocumentationFact)
+    assert (doc.item, doc.about, doc.status) == ("magnetic resonance imaging", "meniscal tear", "present")
+
+
+def test_a_count_of_events_is_not_a_billed_quantity() -> None:
+    sheet = read_facts("Hypoglycemia unawareness with two severe episodes in six months. Billed 40 sensors for 31 days.")
+    assert [(q.item, q.value) for q in sheet.of(QuantityFact)] == [("personal continuous glucose monitoring", 40)]

@@ -94,6 +94,37 @@ def test_procedure_codes_name_services() -> None:
     assert lex.services_for_code("99999") == ()
 
 
+def test_a_loaded_lexicon_shares_nothing_with_the_default_one() -> None:
+    """The cold verifier loads its own lexicon: no object or derived table may be the reader's."""
+    from clauseguard.reading.compiler import compile_clause
+    from clauseguard.reading.facts import read_facts
+
+    reader, cold = default_lexicon(), load_lexicon()
+    assert cold is not reader and cold.fingerprint == reader.fingerprint
+    text = "Hearing aids are covered when the hearing threshold is 40 dB or greater."
+    for lex in (reader, cold):
+        compile_clause(text, lex)
+        read_facts("Hearing threshold 45 dB.", lexicon=lex)
+    for name in ("compiler.grammar", "facts.tables"):
+        assert reader.derived(name, lambda _: None) is not cold.derived(name, lambda _: None)
+    assert reader.phrases("cues.yaml", "hedge_before") is not cold.phrases("cues.yaml", "hedge_before")
+
+
+def test_derived_tables_are_built_once_per_lexicon() -> None:
+    lex = load_lexicon(LEXICON_DIR)
+    built: list[object] = []
+
+    def build(_: Lexicon) -> object:
+        built.append(object())
+        return built[-1]
+
+    first = lex.derived("probe", build)
+    assert lex.derived("probe", build) is first and len(built) == 1
+    words = lex.number_words()
+    words["no"] = 99.0  # a caller changing its copy changes nothing for the next caller
+    assert lex.number_words()["no"] == 0
+
+
 def test_longest_match_and_plurals() -> None:
     lex = default_lexicon()
     found = [m.name for m in lex.find_concepts("Type 2 diabetes on a basal-bolus regimen; prior sleep studies")]

@@ -17,7 +17,7 @@ from clauseguard.reading.compiler import Refusal, compile_clause
 from clauseguard.reading.tree import Criteria, all_atoms, criteria_to_json
 
 PHRASEBOOK = Path(__file__).with_name("phrasebook.yaml")
-EXACT_FLOOR = 60
+EXACT_FLOOR = 100
 
 
 def load_phrasebook() -> list[dict[str, Any]]:

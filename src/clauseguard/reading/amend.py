@@ -29,6 +29,7 @@ from clauseguard.reading.tree import (
     Service,
     Treatment,
     Waiver,
+    iter_atoms,
 )
 
 # Grammar words for requirement names, not domain terms: a head noun that names "the requirement".
@@ -60,7 +61,7 @@ def resolve_amendment(criteria: Criteria, amendment: Amendment, lexicon: Lexicon
                       rider_clause: str | None = None) -> Override | None:
     """The atoms of `criteria` that the amendment's named requirement means; None when it names none."""
     lex = lexicon or default_lexicon()
-    atoms = [a for a in _requirements(criteria) if not isinstance(a, Service)]
+    atoms = [a for a in _requirements(criteria, _population_concepts(amendment), lex) if not isinstance(a, Service)]
     name = normalise(amendment.requirement)
     new = amendment.replacement
     hits: list[Atom]
@@ -80,11 +81,22 @@ def resolve_amendment(criteria: Criteria, amendment: Amendment, lexicon: Lexicon
             hits = [a for s, a in scored if s == top and s > 0]
     if not hits:
         return None
-    return Override(amendment.action, tuple(a.id for a in hits), amendment, rider_clause)
+    # a course's own details ("three or more per day with self-adjustment") go with the course
+    ids = [a.id for a in hits]
+    for course in [a for a in hits if isinstance(a, Duration)]:
+        ids.extend(a.id for a in atoms if a.id not in ids and course.span.start <= a.span.start
+                   and a.span.end <= course.span.end)
+    return Override(amendment.action, tuple(ids), amendment, rider_clause)
 
 
-def _requirements(criteria: Criteria) -> list[Atom]:
-    """Atoms a rider can waive or replace: requirements and limits, never an exception's condition."""
+def _population_concepts(amendment: Amendment) -> tuple[str, ...]:
+    return tuple(a.concept for a in iter_atoms(amendment.population) if isinstance(a, Condition))
+
+
+def _requirements(criteria: Criteria, population: tuple[str, ...] = (), lex: Lexicon | None = None) -> list[Atom]:
+    """Atoms a rider can waive or replace: requirements and limits, never an exception's condition. An
+    amendment for a population ("a member with X does not need ...") reaches only the rules for that
+    population (or a narrower one), never a rule for another population or for everyone."""
     out: list[Atom] = []
 
     def walk(node: Node | None) -> None:
@@ -101,6 +113,10 @@ def _requirements(criteria: Criteria) -> list[Atom]:
             out.append(node)
 
     for rule in criteria.rules:
+        if population:
+            named = [a.concept for a in iter_atoms(rule.population) if isinstance(a, Condition)]
+            if not named or lex is None or not all(any(n == p or lex.is_a(n, p) for p in population) for n in named):
+                continue
         walk(rule.population)
         walk(rule.when)
         if isinstance(rule.trigger, Count):

@@ -17,6 +17,7 @@ from clauseguard.reading.tree import (
     Age,
     AllOf,
     Amendment,
+    Amount,
     AnyOf,
     Atom,
     Comparator,
@@ -36,10 +37,12 @@ from clauseguard.reading.tree import (
     Rule,
     Service,
     Span,
+    Tenure,
     Treatment,
     Waiver,
     criteria_from_json,
     iter_atoms,
+    map_atoms,
     renumber,
 )
 
@@ -66,6 +69,7 @@ class _Unread(Exception):
         self.end = end
         self.reason = reason
         self.subject: Service | None = None  # the service the unreadable sentence is about, when read
+        self.population: Node | None = None  # the population it is for, when read
 
 
 class _Ambiguous(_Unread):
@@ -80,6 +84,7 @@ class Unread:
     span: Span
     reason: str
     subject: Service | None = None
+    population: Node | None = None  # read before the sentence failed: it bears only on that population
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,143 @@ class _RuleDraft:
     remarks: list[Note] = dataclasses.field(default_factory=list)
     anaphor: str | None = None  # the condition a bare "disease" refers back to
     pending_count: tuple[float, str, int, int] | None = None  # "One X is covered per ..." awaits its period
+    also: list[Service] = dataclasses.field(default_factory=list)  # more subjects: "Crowns and bridges are ..."
+    caps: list[Amount] = dataclasses.field(default_factory=list)  # money caps: a limit rule of their own
+
+
+def _alt(phrases: Sequence[str]) -> str:
+    """A regex alternation of phrases, longest first, spaces matching any whitespace."""
+    items = sorted({p for p in phrases if p}, key=lambda p: (-len(p), p))
+    return "(?:" + "|".join(r"\s+".join(re.escape(w) for w in p.split()) for p in items) + ")"
+
+
+class _Grammar:
+    """The compiler's patterns, built from one lexicon's phrase lists: once per lexicon instance
+    (kept on it by `Lexicon.derived`), never per clause and never shared between lexicons."""
+
+    def __init__(self, lex: Lexicon) -> None:
+        P = "phrasing.yaml"
+        self.words = {k: v for k, v in lex.number_words().items() if k not in lex.article_numbers()}
+        units = [w for w in self.words if w.isalpha() and self.words[w] < 10]
+        tens = [w for w in self.words if w.isalpha() and self.words[w] in (20, 30, 40, 50, 60, 70, 80, 90)]
+        word_num = rf"(?:{_alt(tens)}-{_alt(units)}|{_alt(list(self.words))})"
+        self.NUM = rf"(?:\d+(?:\.\d+)?|{word_num}(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?)"
+        self.num_re = re.compile(rf"^{self.NUM}$", re.I)
+        comparators = lex.data[P]["comparators"]
+        self.cmp_pre = {normalise(p): op for op, ps in comparators["prefix"].items() for p in ps}
+        self.cmp_suf = {normalise(p): op for op, ps in comparators["suffix"].items() for p in ps}
+        self.PRE = _alt(list(self.cmp_pre))
+        self.SUF = _alt(list(self.cmp_suf))
+        self.time_units = lex.time_units()
+        self.TIME = _alt(list(self.time_units))
+        self.units = lex.units()
+        self.UNIT = "(?:" + "|".join(
+            re.escape(u) if u == "%" else r"\s+".join(re.escape(w) for w in u.split())
+            for u in sorted(self.units, key=lambda u: (-len(u), u))
+        ) + ")"
+        self.period_names = lex.period_names()
+        self.PNAME = _alt(list(self.period_names))
+        self.rolling = _alt(lex.phrases(P, "rolling_words"))
+        self.pnoun = _alt(lex.phrases(P, "period_nouns"))
+        self.effects = lex.phrase_map(P, "effects")
+        self.effect_re = lex.pattern([p for ps in self.effects.values() for p in ps], "effects")
+        self.effect_of = {p: eff for eff, ps in self.effects.items() for p in ps}
+        self.requires_re = lex.pattern(lex.phrases(P, "requires"), "requires")
+        self.qualify_re = lex.pattern(lex.phrases(P, "qualify"), "qualify")
+        self.designations = lex.phrases(P, "designations")
+        self.DESIG = _alt(list(self.designations))
+        self.DESIG_VERB = _alt(lex.phrases(P, "designation_verbs"))
+        intros = lex.phrase_map(P, "condition_intros")
+        self.when_intro = _alt(list(intros["when"]))
+        self.pop_intro = _alt(lex.phrases(P, "population_intros"))
+        self.MEMBER = _alt(lex.phrases(P, "member_words"))
+        self.AND = _alt([*lex.phrases(P, "and_words"), *lex.phrases(P, "cause_words")])
+        self.exceptions_re = lex.pattern(lex.phrases(P, "exceptions"), "exceptions")
+        self.waiver_conseq = _alt(lex.phrases(P, "waiver_consequents"))
+        self.routing_conseq = _alt(lex.phrases(P, "routing_consequents"))
+        self.ABSENCE = _alt(lex.phrases(P, "absence"))
+        lists = lex.phrase_map(P, "lists")
+        self.LIST_ALL = _alt(list(lists["all"]))
+        self.LIST_ANY = _alt(list(lists["any"]))
+        self.notes = lex.phrase_map(P, "notes")
+        self.remarks = lex.phrases(P, "remarks")
+        self.amend = lex.phrase_map(P, "amendments")
+        self.generic_services = frozenset(lex.phrases(P, "generic_services"))
+        self.verbs = frozenset(lex.phrases(P, "verbs"))
+        self.DOCUMENTERS = _alt(lex.phrases(P, "documenters"))
+        self.therapy_heads = lex.phrases(P, "therapy_heads")
+        self.anaphora = frozenset(lex.phrases(P, "anaphora"))
+        self.outcomes = {p: name for name, ps in lex.phrase_map("cues.yaml", "outcomes").items() for p in ps}
+        self.OUTCOME = _alt(list(self.outcomes))
+        self.amendment_remarks = lex.phrases(P, "amendment_remarks")
+        comparator_words = {w for p in [*self.cmp_pre, *self.cmp_suf] for w in p.split()
+                            if len(w) > 2 and w not in ("the", "and", "for")}
+        self.not_concepts = frozenset(lex.phrases(P, "not_concepts")) | comparator_words | set(self.time_units)
+        C = "cues.yaml"
+        self.severity_levels = lex.phrases(C, "severity_levels")
+        self.qualifier_words = lex.phrases(C, "qualifiers")
+        status = lex.phrase_map(C, "treatment_status")
+        self.failed_words = status["failed"]
+        self.AMEND_KEEP = _alt(self.amend["keep"])
+        self.AMEND_VERB = _alt(self.amend["waive"] + self.amend["replace"])
+        self.times = lex.times_words()
+        self.TIMES = "|".join(re.escape(w) for w in self.times)
+        self.remark_patterns = tuple((phrase, lex.pattern([phrase], f"remark-{phrase}"))
+                                     for phrase in sorted(self.remarks, key=lambda p: -len(p)))
+        rates = lex.phrase_map(P, "rates")
+        percent = _alt([form for form, unit in self.units.items() if unit == "percent"])
+        self.rate_re = re.compile(
+            rf"(?<![\w-])at\s+(?:{self.NUM}\s*{percent}|{_alt(list(rates['shown']))})"
+            rf"(?:\s+of\s+{_alt(list(rates['bases']))})?(?![\w-])", re.I)
+        self.allowance_re = re.compile(
+            r"(?<![\w-])(?:within|under)\s+(?:the|an?|its)\s+(?:annual\s+|yearly\s+)?(?:[a-z\-]+\s+){0,2}allowance(?![\w-])",
+            re.I)
+        self.deductible_re = re.compile(
+            r"(?<![\w-])(?:after|once)\s+the\s+(?:annual\s+|yearly\s+)?deductible"
+            r"(?:\s+(?:has\s+been|is)\s+(?:met|satisfied|paid))?(?![\w-])", re.I)
+        caps = lex.phrase_map(P, "caps")
+        self.currencies = lex.currencies()
+        currency = "(?:" + "|".join(
+            r"\s+".join(map(re.escape, c.split())) for c in sorted(self.currencies, key=lambda c: (-len(c), c))) + ")"
+        money = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+        self.cap_re = re.compile(
+            rf"(?:(?:to\s+)?{_alt(list(caps['before']))}\s+|within\s+an?\s+(?P<annual>annual\s+|yearly\s+)?"
+            rf"(?:[a-z\-]+\s+)?cap\s+of\s+)"
+            rf"(?:(?P<cur>{currency})\s*(?P<n>{money})|(?P<n2>{money})\s*(?P<cur2>{currency}))"
+            rf"(?:\s+{_alt(list(caps['per_person']))})?"
+            rf"(?:\s+(?:per|in\s+any|in\s+a|in\s+each|each|every|a)\s+(?P<p>.+))?", re.I)
+        approval = lex.phrase_map(P, "approval")
+        self.approval_item = approval["item"][0]
+        self.approval_re = re.compile(
+            rf"^{_alt(list(approval['approvers']))}\s+{_alt(list(approval['verbs']))}\s+(?P<what>.+?)\s+"
+            rf"(?:{_alt(list(approval['timing']))}\s+(?P<ev>.+)|{_alt(list(approval['advance']))})$", re.I)
+        excl = lex.phrase_map(P, "contract_exclusions")
+        self.contract_exclusion_re = re.compile(
+            rf"^(?:{_alt(list(excl['holders']))}\s+{_alt(list(excl['verbs']))}"
+            rf"|{_alt(list(excl['no_benefit']))}(?:\s+(?:under|by)\s+(?:this|the)\s+(?:rider|policy|contract|plan))?"
+            rf"\s+for)\s+(?P<list>.+)$", re.I | re.S)
+        definitions = lex.phrase_map(P, "definitions")
+        self.definition_re = re.compile(
+            rf"^(?:{_alt(list(definitions['intros']))},?\s+)?['‘\"“][^'’\"”]+['’\"”]\s+{_alt(list(definitions['verbs']))}\s",
+            re.I)
+        waiting = lex.phrase_map(P, "waiting")
+        self.WAIT_FROM = _alt(list(waiting["starts"]))
+        self.WAIT_DURING = _alt(list(waiting["during"]))
+        self.INSURED = _alt(list(waiting["insured"]))
+        self.UNDER = _alt(list(waiting["under"]))
+        self.occasions = {phrase: unit for unit, ps in lex.phrase_map(P, "occasions").items() for phrase in ps}
+        self.SITE = _alt(lex.phrases(P, "sites"))
+        first = lex.phrase_map(P, "first_line")
+        covered = _alt(list(self.effects["covered"]))
+        states = _alt(list(first["states"]))
+        self.first_line = re.compile(
+            rf"^(?P<subj>.+?)\s+{covered}\s+{_alt(list(first['roles']))}\s+"
+            rf"(?:{_alt(list(first['before']))}\s+(?:(?:a|an|the)\s+)?(?P<state>{states})\s+diagnosis"
+            rf"|{_alt(list(first['once']))}\s+the\s+diagnosis\s+(?:is|has\s+been)\s+(?P<state2>{states}))$", re.I)
+
+
+def _grammar(lex: Lexicon) -> _Grammar:
+    return lex.derived("compiler.grammar", _Grammar)
 
 
 class _Compiler:
@@ -139,78 +281,10 @@ class _Compiler:
         self.listed: set[int] = set()  # nodes made from an explicit list ("one of the following: ...")
         self.bare = 0  # > 0 where a bare noun phrase may name a condition (lists, populations, indications)
         self.keep_alive: list[Node] = []
-        self._build_patterns()
-
-    # --- patterns built from the lexicon's phrase lists ------------------------------------
-
-    def _alt(self, phrases: Sequence[str]) -> str:
-        items = sorted({p for p in phrases if p}, key=lambda p: (-len(p), p))
-        return "(?:" + "|".join(r"\s+".join(re.escape(w) for w in p.split()) for p in items) + ")"
-
-    def _build_patterns(self) -> None:
-        lex = self.lex
-        P = "phrasing.yaml"
-        self.words = {k: v for k, v in lex.number_words().items() if k not in lex.article_numbers()}
-        units = [w for w in self.words if w.isalpha() and self.words[w] < 10]
-        tens = [w for w in self.words if w.isalpha() and self.words[w] in (20, 30, 40, 50, 60, 70, 80, 90)]
-        word_num = rf"(?:{self._alt(tens)}-{self._alt(units)}|{self._alt(list(self.words))})"
-        self.NUM = rf"(?:\d+(?:\.\d+)?|{word_num}(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?)"
-        self.num_re = re.compile(rf"^{self.NUM}$", re.I)
-        comparators = lex.data[P]["comparators"]
-        self.cmp_pre = {normalise(p): op for op, ps in comparators["prefix"].items() for p in ps}
-        self.cmp_suf = {normalise(p): op for op, ps in comparators["suffix"].items() for p in ps}
-        self.PRE = self._alt(list(self.cmp_pre))
-        self.SUF = self._alt(list(self.cmp_suf))
-        self.time_units = lex.time_units()
-        self.TIME = self._alt(list(self.time_units))
-        self.units = lex.units()
-        self.UNIT = "(?:" + "|".join(
-            re.escape(u) if u == "%" else r"\s+".join(re.escape(w) for w in u.split())
-            for u in sorted(self.units, key=lambda u: (-len(u), u))
-        ) + ")"
-        self.period_names = lex.period_names()
-        self.PNAME = self._alt(list(self.period_names))
-        self.rolling = self._alt(lex.phrases(P, "rolling_words"))
-        self.pnoun = self._alt(lex.phrases(P, "period_nouns"))
-        self.effects = lex.phrase_map(P, "effects")
-        self.effect_re = lex.pattern([p for ps in self.effects.values() for p in ps], "effects")
-        self.effect_of = {p: eff for eff, ps in self.effects.items() for p in ps}
-        self.requires_re = lex.pattern(lex.phrases(P, "requires"), "requires")
-        self.qualify_re = lex.pattern(lex.phrases(P, "qualify"), "qualify")
-        self.designations = lex.phrases(P, "designations")
-        self.DESIG = self._alt(list(self.designations))
-        self.DESIG_VERB = self._alt(lex.phrases(P, "designation_verbs"))
-        intros = lex.phrase_map(P, "condition_intros")
-        self.when_intro = self._alt(list(intros["when"]))
-        self.pop_intro = self._alt(lex.phrases(P, "population_intros"))
-        self.MEMBER = self._alt(lex.phrases(P, "member_words"))
-        self.AND = self._alt(lex.phrases(P, "and_words"))
-        self.exceptions_re = lex.pattern(lex.phrases(P, "exceptions"), "exceptions")
-        self.waiver_conseq = self._alt(lex.phrases(P, "waiver_consequents"))
-        self.routing_conseq = self._alt(lex.phrases(P, "routing_consequents"))
-        self.ABSENCE = self._alt(lex.phrases(P, "absence"))
-        lists = lex.phrase_map(P, "lists")
-        self.LIST_ALL = self._alt(list(lists["all"]))
-        self.LIST_ANY = self._alt(list(lists["any"]))
-        self.notes = lex.phrase_map(P, "notes")
-        self.remarks = lex.phrases(P, "remarks")
-        self.amend = lex.phrase_map(P, "amendments")
-        self.generic_services = frozenset(lex.phrases(P, "generic_services"))
-        self.verbs = frozenset(lex.phrases(P, "verbs"))
-        self.DOCUMENTERS = self._alt(lex.phrases(P, "documenters"))
-        self.therapy_heads = lex.phrases(P, "therapy_heads")
-        self.anaphora = frozenset(lex.phrases(P, "anaphora"))
-        self.outcomes = {p: name for name, ps in lex.phrase_map("cues.yaml", "outcomes").items() for p in ps}
-        self.OUTCOME = self._alt(list(self.outcomes))
-        self.amendment_remarks = lex.phrases(P, "amendment_remarks")
-        comparator_words = {w for p in [*self.cmp_pre, *self.cmp_suf] for w in p.split()
-                            if len(w) > 2 and w not in ("the", "and", "for")}
-        self.not_concepts = frozenset(lex.phrases(P, "not_concepts")) | comparator_words | set(self.time_units)
-        C = "cues.yaml"
-        self.severity_levels = lex.phrases(C, "severity_levels")
-        self.qualifier_words = lex.phrases(C, "qualifiers")
-        status = lex.phrase_map(C, "treatment_status")
-        self.failed_words = status["failed"]
+        self.g = _grammar(lexicon)
+        self.last_waiting: Tenure | None = None  # the waiting period a later sentence's "that period" means
+        self.last_subjects: list[Service] = []  # what "such treatment" in a later sentence means
+        self.last_count: Count | None = None  # the allowance "earlier replacement" in a later sentence exceeds
 
     # --- driver ------------------------------------------------------------------------------
 
@@ -227,7 +301,7 @@ class _Compiler:
                 start, end = problem.start, problem.end
                 if end <= start:
                     start, end = seg.start, seg.end
-                unread.append(Unread(self._span(start, end), problem.reason, problem.subject))
+                unread.append(Unread(self._span(start, end), problem.reason, problem.subject, problem.population))
                 continue
             for item in out:
                 if isinstance(item, Rule):
@@ -287,7 +361,26 @@ class _Compiler:
         tail = _Seg(*self._trim(start, len(text)))
         if tail.end > tail.start:
             out.append(tail)
-        return out
+        return [part for seg in out for part in self._statements(seg)]
+
+    def _statements(self, seg: _Seg) -> list[_Seg]:
+        """A sentence of two statements joined by ';' ("One X is reimbursed per knee; codes A and B are not
+        billed together"): split where the part after ';' makes a statement of its own. A list (after ':')
+        keeps its ';'."""
+        text = self._t(seg)
+        if ":" in text or ";" not in text:
+            return [seg]
+        out: list[_Seg] = []
+        start = seg.start
+        for m in re.finditer(r";\s*", text):
+            after = text[m.end():]
+            nxt = after.split(";", 1)[0]
+            notes = [p for kind in ("billing", "removed", "elsewhere") for p in self.g.notes[kind]]
+            if self.g.effect_re.search(nxt) or self.lex.pattern(notes, "statement-notes").search(nxt):
+                out.append(_Seg(*self._trim(start, seg.start + m.start())))
+                start = seg.start + m.end()
+        out.append(_Seg(*self._trim(start, seg.end)))
+        return [s for s in out if s.end > s.start]
 
     def fresh(self) -> str:
         return f"t{next(self.ids)}"
@@ -299,62 +392,337 @@ class _Compiler:
         note = self._note(seg, text)
         if note is not None:
             return [note]
-        amendment = self._amendment(seg)
-        if amendment is not None:
-            return [amendment]
+        amendments = self._amendment(seg)
+        if amendments is not None:
+            return list(amendments)
         designation = self._designation(seg)
         if designation is not None:
             return designation
+        restated = self._first_line(seg)
+        if restated is not None:
+            return [restated]
+        waiting = self._waiting(seg)
+        if waiting is not None:
+            return waiting
+        excluded = self._contract_exclusion(seg)
+        if excluded is not None:
+            return excluded
         return self._rule_sentence(seg)
 
+    # --- group terms: waiting periods, what the contract does not cover ------------------------
+
+    def _waiting(self, seg: _Seg) -> list[Any] | None:
+        """'X become payable only after a waiting period of N months from joining' and 'A waiting period
+        of N months from entry into the contract applies to X': while the member has been insured for
+        less than the period, X is not covered."""
+        text = self._t(seg)
+        N, T = self.g.NUM, self.g.TIME
+        m = re.match(
+            rf"^(?P<subj>.+?)\s+(?:become|becomes|are|is)\s+(?:payable|reimbursed|covered|paid)\s+only\s+after\s+"
+            rf"(?P<wait>(?:a|the)\s+waiting\s+period\s+of\s+(?P<n>{N})[\s-]*(?P<t>{T})(?:\s+(?P<from>.+?))?)$", text, re.I)
+        if m is None:
+            m = re.match(
+                rf"^(?P<wait>(?:a|the)\s+waiting\s+period\s+of\s+(?P<n>{N})[\s-]*(?P<t>{T})(?:\s+(?P<from>.+?))?)\s+"
+                rf"applies\s+to\s+(?P<subj>.+)$", text, re.I)
+        if m is None:
+            return self._during_waiting(seg)
+        if m.group("from") is not None and not re.fullmatch(self.g.WAIT_FROM, m.group("from"), re.I):
+            raise _Unread(seg.start + m.start("from"), seg.start + m.end("from"),
+                          "a waiting period counted from a date other than entry into the contract")
+        subjects = self._subject_list(_Seg(seg.start + m.start("subj"), seg.start + m.end("subj")))
+        if not subjects:
+            raise _Unread(seg.start + m.start("subj"), seg.start + m.end("subj"),
+                          "the services a waiting period applies to, as services the lexicon knows")
+        unit, _ = self.g.time_units[normalise(m.group("t"))]
+        tenure = Tenure(self.fresh(), self._span(seg.start + m.start("wait"), seg.start + m.end("wait")), "<",
+                        self._number(m.group("n"), seg.start + m.start("n")), unit)  # type: ignore[arg-type]
+        self.last_waiting = tenure
+        self.last_subjects = subjects
+        span = self._span(seg.start, seg.end)
+        return [Rule("not_covered", span, subject=s, trigger=dataclasses.replace(tenure, id=self.fresh()))
+                for s in subjects]
+
+    def _during_waiting(self, seg: _Seg) -> list[Any] | None:
+        """'X started during that period is not reimbursed': the waiting period the clause just named."""
+        text = self._t(seg)
+        m = re.match(
+            rf"^(?P<subj>.+?)\s+(?:started|begun|begins|fitted|provided|received|carried\s+out|performed|placed)\s+"
+            rf"(?P<during>{self.g.WAIT_DURING})\s+(?:is|are)\s+not\s+(?:reimbursed|covered|payable|paid)$", text, re.I)
+        if m is None:
+            return None
+        if self.last_waiting is None:
+            raise _Unread(seg.start + m.start("during"), seg.start + m.end("during"),
+                          "a waiting period the clause does not state")
+        subj = _Seg(seg.start + m.start("subj"), seg.start + m.end("subj"))
+        if re.fullmatch(r"such\s+(?:treatment|services|care|benefits)", self._t(subj).strip(), re.I):
+            subjects = list(self.last_subjects)
+        else:
+            subjects = self._subject_list(subj) or []
+        if not subjects:
+            raise _Unread(subj.start, subj.end, "the services a waiting period applies to, as services the lexicon knows")
+        span = self._span(seg.start, seg.end)
+        trigger = dataclasses.replace(self.last_waiting, span=self._span(seg.start + m.start("during"),
+                                                                          seg.start + m.end("during")))
+        return [Rule("not_covered", span, subject=dataclasses.replace(s, id=self.fresh()),
+                     trigger=dataclasses.replace(trigger, id=self.fresh())) for s in subjects]
+
+    def _contract_exclusion(self, seg: _Seg) -> list[Any] | None:
+        """'The contract does not cover A, B or C' / 'No benefit is paid under this rider for A or for B':
+        not covered when the request is for (or presents) one of them."""
+        m = self.g.contract_exclusion_re.match(self._t(seg))
+        if m is None:
+            return None
+        start, end = self._trim(seg.start + m.start("list"), seg.end)
+        text = self.text[start:end]
+        # items introduced by their own "for" ("for stays in X, or for admissions for Y") stay whole
+        pieces = list(re.finditer(r"(?:,\s*(?:or|and)\s+|,\s*|\s+(?:or|and)\s+)for\s+", text, re.I))
+        bounds: list[tuple[int, int]] = []
+        pos = 0
+        for piece in pieces:
+            bounds.append((pos, piece.start()))
+            pos = piece.end()
+        bounds.append((pos, len(text)))
+        items: list[_Seg] = []
+        if len(bounds) > 1:
+            for a, b in bounds:
+                if re.search(r",|\s(?:or|and)\s", text[a:b], re.I):
+                    raise _Unread(start + a, start + b, "a list inside a listed exclusion")
+                items.append(_Seg(start + a, start + b))
+        else:
+            for a, b in self._plain_list(text):
+                items.append(_Seg(start + a, start + b))
+        nodes: list[Node] = []
+        for item in items:
+            node = self._excluded_item(item)
+            if node is None:
+                raise _Unread(item.start, item.end, "an excluded item the compiler cannot name")
+            nodes.append(node)
+        trigger = nodes[0] if len(nodes) == 1 else AnyOf(tuple(nodes))
+        return [Rule("not_covered", self._span(seg.start, seg.end), trigger=trigger)]
+
+    @staticmethod
+    def _plain_list(text: str) -> list[tuple[int, int]]:
+        """'A, B or C' / 'A and B': the items' offsets in `text`."""
+        out: list[tuple[int, int]] = []
+        pos = 0
+        for m in re.finditer(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text, re.I):
+            out.append((pos, m.start()))
+            pos = m.end()
+        out.append((pos, len(text)))
+        return out
+
+    def _excluded_item(self, seg: _Seg) -> Node | None:
+        """One excluded item: a service the lexicon knows (the request is for it), a condition it knows,
+        or a short plain phrase read as a condition the request must present literally."""
+        start, end = self._trim(seg.start, seg.end)
+        phrase = re.sub(r"^(?:a|an|the|any)\s+", "", normalise(self.text[start:end]))
+        concept = self.lex.concept_named(phrase)
+        span = self._span(start, end)
+        if concept is not None:
+            if self.lex.concepts[concept].domain == "condition":
+                return Condition(self.fresh(), span, concept)
+            return Service(self.fresh(), span, concept)
+        words = phrase.split()
+        if len(words) > 6 or set(words) & {"for", "of", "to", "by", "from", "with", "than", "as", "which", "that"}:
+            return None
+        if not self._free_ok(phrase, max_words=6):
+            return None
+        return Condition(self.fresh(), span, phrase)
+
+    def _subject_list(self, seg: _Seg) -> list[Service] | None:
+        """Services named as a list ('Crowns, bridges and dentures', 'to implant treatment and to crowns',
+        'Benefits for dental prosthetics, including crowns and bridges'): every item a service the
+        lexicon knows, else None. An item may borrow the last item's head ('prosthetic or implant
+        treatment'); 'including' names kinds of the head, kept only where the lexicon does not already
+        place them under it."""
+        start, end = self._trim(seg.start, seg.end)
+        text = self.text[start:end]
+        lead = re.match(r"^(?:(?:the\s+)?(?:benefits?|cover|costs?)\s+(?:for|of)\s+)", text, re.I)
+        if lead:
+            start += lead.end()
+            text = self.text[start:end]
+        inc = re.match(r"^(?P<head>.+?),?\s+including\s+(?P<ex>.+)$", text, re.I)
+        if inc:
+            heads = self._known_services(start, start + inc.end("head"))
+            examples = self._known_services(start + inc.start("ex"), end)
+            if heads is None or examples is None:
+                return None
+            extra = [e for e in examples if not any(self.lex.is_a(e.concept, h.concept) for h in heads)]
+            return heads + extra
+        return self._known_services(start, end)
+
+    def _known_services(self, start: int, end: int) -> list[Service] | None:
+        text = self.text[start:end]
+        parts = [(a, b) for a, b in self._plain_list(text) if text[a:b].strip()]
+        out: list[Service] = []
+        last = re.sub(r"^(?:to\s+)?(?:(?:a|an|the|any|all)\s+)?", "", normalise(text[parts[-1][0]:parts[-1][1]]))
+        for a, b in parts:
+            item = text[a:b]
+            lead = re.match(r"^\s*(?:to\s+)?(?:(?:a|an|the|any|all)\s+)?", item, re.I)
+            s0 = start + a + (lead.end() if lead else 0)
+            phrase = normalise(self.text[s0:start + b])
+            alone = self.lex.concept_named(phrase)
+            borrowed = None
+            if phrase != last and (alone is None or len(phrase.split()) == 1):
+                # "prosthetic or implant treatment": an item may borrow the last item's head (a lone
+                # modifier borrows it first)
+                words = last.split()
+                for k in range(1, len(words)):
+                    borrowed = self.lex.concept_named(f"{phrase} {' '.join(words[-k:])}")
+                    if borrowed is not None:
+                        break
+            concept = (borrowed or alone) if len(phrase.split()) == 1 else (alone or borrowed)
+            if concept is None or self.lex.concepts[concept].domain == "condition":
+                return None
+            if any(o.concept == concept for o in out):
+                continue  # "general practitioner and specialist consultations": one service
+            codes = tuple(re.findall(r"[A-Z]\d{4}|\d{4}[A-Z0-9]", self.text[s0:start + b]))
+            out.append(Service(self.fresh(), self._span(s0, start + b), concept, codes))
+        return out
+
+    def _with_subject(self, rule: Rule, subject: Service) -> Rule:
+        """The same rule for another subject of a listed subject: atoms copied with their own ids, and a
+        count of the first subject counts the new one."""
+        first = rule.subject.concept if rule.subject is not None else None
+        mapping: dict[str, str] = {}
+
+        def copy(atom: Atom) -> Node:
+            new_id = self.fresh()
+            mapping[atom.id] = new_id
+            if isinstance(atom, Count) and first is not None and atom.item == first:
+                return dataclasses.replace(atom, id=new_id, item=subject.concept)
+            return dataclasses.replace(atom, id=new_id)  # type: ignore[return-value]
+
+        def fix(node: Node | None) -> Node | None:
+            if isinstance(node, AllOf | AnyOf):
+                return type(node)(tuple(fix(c) for c in node.children))  # type: ignore[misc]
+            if isinstance(node, Not):
+                return Not(fix(node.child))  # type: ignore[arg-type]
+            if isinstance(node, Waiver):
+                return Waiver(fix(node.body), fix(node.condition), tuple(mapping.get(w, w) for w in node.waives),  # type: ignore[arg-type]
+                              node.span)
+            if isinstance(node, Routing):
+                return Routing(fix(node.condition), node.span, fix(node.body), node.target)  # type: ignore[arg-type]
+            return node
+
+        parts = [fix(map_atoms(part, copy)) for part in (rule.population, rule.trigger, rule.when)]
+        return dataclasses.replace(rule, subject=subject, population=parts[0], trigger=parts[1], when=parts[2])
+
+    def _first_line(self, seg: _Seg) -> Amendment | None:
+        """'X may be authorized as first-line treatment upon confirmed diagnosis': X needs no earlier
+        therapy, and the diagnosis it means (naming none) is the one the amended clause names. It adds
+        no criterion: it restates that the diagnosis requirement stands."""
+        m = self.g.first_line.match(self._t(seg))
+        if m is None:
+            return None
+        if self._subject_np(_Seg(seg.start + m.start("subj"), seg.start + m.end("subj"))) is None:
+            raise _Unread(seg.start, seg.start + m.end("subj"), "a subject the compiler cannot name")
+        state = normalise(m.group("state") or m.group("state2"))
+        return Amendment("keep", f"{state} diagnosis", self._span(seg.start, seg.end))
+
     def _note(self, seg: _Seg, text: str) -> Note | None:
-        has_effect = self.effect_re.search(text) is not None
+        has_effect = self.g.effect_re.search(text) is not None
         low = normalise(text)
-        for kind in ("scope",):
-            for phrase in self.notes[kind]:
+        for kind in ("scope", "claims"):
+            for phrase in self.g.notes[kind]:
                 if low.startswith(phrase):
                     return Note(kind, self._span(seg.start, seg.end))
+        if self.g.definition_re.match(text):
+            return Note("definition", self._span(seg.start, seg.end))
         if has_effect:
             return None
-        for kind in ("removed", "precedence", "elsewhere"):
-            if self.lex.pattern(self.notes[kind], f"note-{kind}").search(text):
+        for kind in ("removed", "precedence", "elsewhere", "billing"):
+            if self.lex.pattern(self.g.notes[kind], f"note-{kind}").search(text):
                 return Note(kind, self._span(seg.start, seg.end))
         return None
 
-    def _amendment(self, seg: _Seg) -> Amendment | None:
+    def _amendment(self, seg: _Seg) -> list[Amendment] | None:
         text = self._t(seg)
         keep = re.match(
-            rf"^(?:this|the)\s+(?:rider|endorsement|amendment)\s+{self._alt(self.amend['keep'])}\s+"
+            rf"^(?:this|the)\s+(?:rider|endorsement|amendment)\s+{self.g.AMEND_KEEP}\s+"
             rf"(?:the\s+)?(?:requirements?\s+(?:for|of)\s+)?(?P<req>.+)$", text, re.I)
         if keep:
-            req = self._requirement_name(keep.start("req") + seg.start, seg.end)
-            return Amendment("keep", req, self._span(seg.start, seg.end))
+            return self._kept(_Seg(seg.start + keep.start("req"), seg.end), self._span(seg.start, seg.end))
         plan = r"(?:(?:(?:for|in)\s+members\s+(?:enrolled\s+in|on|of|covered\s+under)|under)\s+[^,]+,\s+)?"
         doc = r"[A-Z][A-Z0-9]*(?:[-.][A-Z0-9]+)+"
+        # "The plan of care, the progress note and the exclusion in policy D continue to apply" / "Apart from
+        # the authorization added by article 1, the criteria and the exclusions of policy D apply unchanged"
+        still = re.match(
+            rf"^(?:apart\s+from\s+[^,]+,\s+)?(?P<list>.+?)\s+(?:in|of)\s+(?:the\s+)?(?:policy|bulletin|document)\s+"
+            rf"(?P<doc>{doc})\s+(?:continues?\s+to\s+apply|still\s+appl(?:y|ies)|appl(?:y|ies)\s+unchanged|remains?\s+in\s+force)$",
+            text, re.I)
+        if still:
+            span = self._span(seg.start, seg.end)
+            items = self._plain_list(still.group("list"))
+            out: list[Amendment] = []
+            for a, b in items:
+                name = re.sub(r"^(?:the|a|an)\s+", "", normalise(still.group("list")[a:b]))
+                if not name or not re.fullmatch(r"[a-z0-9][a-z0-9'\- ]*", name):
+                    raise _Unread(seg.start + still.start("list") + a, seg.start + still.start("list") + b,
+                                  "a kept requirement the compiler cannot name")
+                out.append(Amendment("keep", name, span, (still.group("doc"),)))
+            return out
+        # "Under plan P, a member with X does not need the R that policy D requires before S; that one
+        # requirement is waived": a waiver of R for members with X
+        need = re.match(
+            rf"^{plan}(?:(?:a|an|the|any)\s+)?(?:members?|patients?|enrollees?)\s+(?:with|diagnosed\s+with)\s+(?P<pop>.+?)\s+"
+            rf"(?:does|do)\s+not\s+need\s+(?:the\s+)?(?P<req>.+?)\s+(?:that|which)\s+(?:the\s+)?(?:policy|bulletin|document)\s+"
+            rf"(?P<doc>{doc})\s+requires(?:\s+(?:before|for)\s+[^;]+?)?"
+            rf"(?:\s*;\s*(?:that|this)\s+(?:one\s+)?requirement\s+is\s+(?:hereby\s+)?waived)?$", text, re.I)
+        if need:
+            probe = _RuleDraft("covered", self._span(seg.start, seg.end))
+            nodes = self._condition_list(_Seg(seg.start + need.start("pop"), seg.start + need.end("pop")), probe)
+            req = self._requirement_name(seg.start + need.start("req"), seg.start + need.end("req"))
+            population = nodes[0] if len(nodes) == 1 else AllOf(tuple(nodes))
+            return [Amendment("waive", req, self._span(seg.start, seg.end), (need.group("doc"),), population=population)]
         m = re.match(
             rf"^{plan}(?P<req>.+?)\s+(?:(?:described|set\s+out|stated)\s+)?in\s+(?:the\s+[a-z ]+?\s+section\s+of\s+)?"
             rf"(?:the\s+)?(?:policy|bulletin|document)\s+(?P<doc>{doc})\s+"
-            rf"(?P<verb>{self._alt(self.amend['waive'] + self.amend['replace'])})(?P<rest>.*)$", text, re.I)
+            rf"(?P<verb>{self.g.AMEND_VERB})(?P<rest>.*)$", text, re.I)
         if not m:
             return None
         req = self._requirement_name(seg.start + m.start("req"), seg.start + m.end("req"))
         verb = normalise(m.group("verb"))
         rest = m.group("rest")
         span = self._span(seg.start, seg.end)
-        if verb in self.amend["waive"]:
+        if verb in self.g.amend["waive"]:
             if rest.strip():
                 raise _Unread(seg.start + m.start("rest"), seg.end, "a waiver limited by further conditions")
-            return Amendment("waive", req, span, (m.group("doc"),))
-        lead = re.match(rf"^\s*(?:allow\s+)?(?:from\s+{self.NUM}\s+to\s+)?", rest, re.I)
+            return [Amendment("waive", req, span, (m.group("doc"),))]
+        lead = re.match(rf"^\s*(?:allow\s+)?(?:from\s+{self.g.NUM}\s+to\s+)?", rest, re.I)
         start = seg.start + m.start("rest") + (lead.end() if lead else 0)
         stop = seg.end
-        tail = self.lex.pattern(self.amendment_remarks, "amendment-remarks").search(self.text, start, seg.end)
+        tail = self.lex.pattern(self.g.amendment_remarks, "amendment-remarks").search(self.text, start, seg.end)
         if tail is not None and self.text[tail.end():seg.end].strip(" .") == "":
             stop = tail.start()
         replacement = self._count_phrase(_Seg(start, stop), item_default=None, limit=True)
         if replacement is None:
             raise _Unread(start, seg.end, "a replacement the compiler cannot read")
-        return Amendment("replace", req, span, (m.group("doc"),), replacement)
+        return [Amendment("replace", req, span, (m.group("doc"),), replacement)]
+
+    def _kept(self, seg: _Seg, span: Span) -> list[Amendment]:
+        """'does not waive A or B, and it does not change C of policy D': each named requirement stands."""
+        text = self._t(seg)
+        groups = [(0, len(text))]
+        more = re.search(r",\s+and\s+(?:it|this\s+rider)\s+(?:does|do)\s+not\s+(?:change|alter|affect|modify)\s+(?:the\s+)?",
+                         text, re.I)
+        if more:
+            groups = [(0, more.start()), (more.end(), len(text))]
+        out: list[Amendment] = []
+        for a, b in groups:
+            targets: tuple[str, ...] = ()
+            of = re.search(r"\s+(?:of|in)\s+(?:the\s+)?(?:policy|bulletin|document)\s+(?P<doc>[A-Z][A-Z0-9]*(?:[-.][A-Z0-9]+)+)$",
+                           text[a:b])
+            if of:
+                targets = (of.group("doc"),)
+                b = a + of.start()
+            pos = a
+            for m in [*re.finditer(r"\s+or\s+(?:the\s+)?|\s+and\s+(?:the\s+)?", text[a:b], re.I), None]:
+                stop = a + m.start() if m is not None else b
+                out.append(Amendment("keep", self._requirement_name(seg.start + pos, seg.start + stop), span, targets))
+                if m is not None:
+                    pos = a + m.end()
+        return out
 
     def _requirement_name(self, start: int, end: int) -> str:
         phrase = normalise(self.text[start:end])
@@ -369,7 +737,7 @@ class _Compiler:
     def _designation(self, seg: _Seg) -> list[Any] | None:
         text = self._t(seg)
         m = re.match(
-            rf"^(?P<subj>.+?)\s+{self.DESIG_VERB}\s+(?P<desig>{self.DESIG})"
+            rf"^(?P<subj>.+?)\s+{self.g.DESIG_VERB}\s+(?P<desig>{self.g.DESIG})"
             rf"(?P<rest>\s+and\s+(?P<eff>.+))?$", text, re.I)
         if not m:
             return None
@@ -381,11 +749,11 @@ class _Compiler:
         out: list[Any] = []
         if m.group("rest"):
             eff_text = m.group("eff").strip()
-            remark = self.lex.pattern(self.remarks, "remarks-all").search(eff_text)
+            remark = self.lex.pattern(self.g.remarks, "remarks-all").search(eff_text)
             if remark is not None and remark.end() == len(eff_text):
                 eff_text = eff_text[:remark.start()].strip()
-            em = self.effect_re.fullmatch(eff_text)
-            if em is None or self.effect_of[normalise(em.group(0))] != "not_covered":
+            em = self.g.effect_re.fullmatch(eff_text)
+            if em is None or self.g.effect_of[normalise(em.group(0))] != "not_covered":
                 raise _Unread(seg.start + m.start("rest"), seg.end, "a designation followed by an unreadable effect")
             out.append(Rule("not_covered", span, subject=subject))
         out.append(DesignationStatement(subject, designation, span))
@@ -396,22 +764,22 @@ class _Compiler:
     def _rule_sentence(self, seg: _Seg) -> list[Any]:
         text = self._t(seg)
         span = self._span(seg.start, seg.end)
-        qualify = self.qualify_re.search(text)
-        effects = list(self.effect_re.finditer(text))
+        qualify = self.g.qualify_re.search(text)
+        effects = list(self.g.effect_re.finditer(text))
         if qualify and not effects:
             return [self._qualify_rule(seg, qualify, span)]
         if not effects:
-            req = self.requires_re.search(text)
+            req = self.g.requires_re.search(text)
             if req is None:
                 raise _Unread(seg.start, seg.end, "no coverage statement (covered, excluded, limited, requires)")
             return [self._requires_rule(seg, req, span)]
         first = effects[0]
-        effect = self.effect_of[normalise(first.group(0))]
+        effect = self.g.effect_of[normalise(first.group(0))]
         eff_end = first.end()
         # "are not covered under a standing policy and require individual consideration": one effect
         for later in effects[1:]:
             between = text[eff_end:later.start()]
-            if re.fullmatch(r"\s*and\s*", between) and self.effect_of[normalise(later.group(0))] == effect:
+            if re.fullmatch(r"\s*and\s*", between) and self.g.effect_of[normalise(later.group(0))] == effect:
                 eff_end = later.end()
             else:
                 raise _Unread(seg.start + later.start(), seg.start + later.end(), "a second coverage statement")
@@ -419,30 +787,53 @@ class _Compiler:
         try:
             self._pre_effect(draft, _Seg(seg.start, seg.start + first.start()))
             self._post_effect(draft, _Seg(seg.start + eff_end, seg.end))
-            return [self._finish(draft)]
+            rule = self._finish(draft)
         except _Unread as problem:
             problem.subject = problem.subject or draft.subject
+            problem.population = problem.population or self._population_of(draft)
             raise
+        rules = [rule, *(self._with_subject(rule, s) for s in draft.also)]
+        if draft.caps:
+            # a money cap on a covered benefit is a limit of its own, for each subject
+            cap = draft.caps[0] if len(draft.caps) == 1 else AllOf(tuple(draft.caps))
+            for r in list(rules):
+                rules.append(self._with_subject(Rule("limit", span, r.subject, r.population, None, cap),
+                                                r.subject) if r.subject is not None else Rule("limit", span, when=cap))
+        if rule.subject is not None:
+            self.last_subjects = [rule.subject, *draft.also]
+        return rules
 
     def _qualify_rule(self, seg: _Seg, qualify: re.Match[str], span: Span) -> Rule:
         text = self._t(seg)
-        head = re.match(rf"^(?:{self.MEMBER})\s+with\s+(?P<pop>.+)$", text[:qualify.start()].rstrip(), re.I)
+        head = re.match(rf"^(?:{self.g.MEMBER})\s+with\s+(?P<pop>.+)$", text[:qualify.start()].rstrip(), re.I)
         if head is None:
             raise _Unread(seg.start, seg.start + qualify.start(), "who qualifies is not stated as members with a condition")
         draft = _RuleDraft("covered", span)
         pop_seg = _Seg(seg.start + head.start("pop"), seg.start + head.end("pop"))
         draft.population.extend(self._condition_list(pop_seg, draft))
-        rest = _Seg(seg.start + qualify.end(), seg.end)
-        rest_text = self._t(rest)
-        intro = re.search(rf"\s+(?:{self.when_intro})\s+", rest_text, re.I)
-        subj_end = rest.start + (intro.start() if intro else len(rest_text))
-        subject = self._subject_np(_Seg(rest.start, subj_end))
-        if subject is None:
-            raise _Unread(rest.start, subj_end, "the service members qualify for")
-        draft.subject = subject
-        if intro:
-            self._post_effect(draft, _Seg(subj_end, seg.end))
-        return self._finish(draft)
+        try:
+            rest = _Seg(seg.start + qualify.end(), seg.end)
+            rest_text = self._t(rest)
+            intro = re.search(rf"\s+(?:{self.g.when_intro})\s+", rest_text, re.I)
+            subj_end = rest.start + (intro.start() if intro else len(rest_text))
+            subject = self._subject_np(_Seg(rest.start, subj_end))
+            if subject is None:
+                raise _Unread(rest.start, subj_end, "the service members qualify for")
+            draft.subject = subject
+            if intro:
+                self._post_effect(draft, _Seg(subj_end, seg.end))
+            return self._finish(draft)
+        except _Unread as problem:
+            problem.subject = problem.subject or draft.subject
+            problem.population = problem.population or self._population_of(draft)
+            raise
+
+    def _population_of(self, draft: _RuleDraft) -> Node | None:
+        """The population a draft has read so far, when it names diagnoses only (for a refusal)."""
+        parts = [p for p in draft.population if self._is_population(p)]
+        if not parts or len(parts) != len(draft.population):
+            return None
+        return parts[0] if len(parts) == 1 else AllOf(tuple(parts))
 
     def _requires_rule(self, seg: _Seg, req: re.Match[str], span: Span) -> Rule:
         draft = _RuleDraft("covered", span)
@@ -475,7 +866,7 @@ class _Compiler:
     def _pre_effect(self, draft: _RuleDraft, seg: _Seg, requires: bool = False) -> None:
         text = self._t(seg)
         start = seg.start
-        prefix = re.match(rf"^\s*(?:(?:{self.pop_intro})|for)\s+(?P<pop>[^,]+),\s*", text, re.I)
+        prefix = re.match(rf"^\s*(?:(?:{self.g.pop_intro})|for)\s+(?P<pop>[^,]+),\s*", text, re.I)
         if prefix and re.match(r"^\s*(?:for|in)\s+members\s+(?:enrolled|on|of|covered)\b", text, re.I):
             problem = _Unread(seg.start, seg.start + prefix.end(), "a statement limited to a plan (read by the engine)")
             try:
@@ -501,9 +892,13 @@ class _Compiler:
         stripped = text.strip()
         lead = len(text) - len(text.lstrip())
         base = seg.start + lead
+        benefit = re.match(r"^(?:the\s+)?(?:benefits?|cover|costs?)\s+(?:for|of)\s+", stripped, re.I)
+        if benefit:
+            base += benefit.end()
+            stripped = stripped[benefit.end():]
         # "More than two X per rolling 36-month period" / "Quantities in excess of N X per P"
-        m = re.match(rf"^(?P<pre>{self.PRE})\s+(?P<rest>.+)$", stripped, re.I)
-        if m and self.cmp_pre[normalise(m.group("pre"))] in (">", ">="):
+        m = re.match(rf"^(?P<pre>{self.g.PRE})\s+(?P<rest>.+)$", stripped, re.I)
+        if m and self.g.cmp_pre[normalise(m.group("pre"))] in (">", ">="):
             count = self._count_phrase(_Seg(base, base + len(stripped)), item_default=None, limit=False,
                                        subject_count=True)
             if count is None:
@@ -521,6 +916,17 @@ class _Compiler:
                 raise _Unread(inner.start, inner.end, "a quantity the compiler cannot read")
             draft.trigger.append(count)
             return
+        # "Earlier replacement is covered only when ...": more than the allowance the clause just stated
+        m = re.fullmatch(r"(?:an?\s+)?(?:earlier|early|more\s+frequent|additional)\s+replacements?", stripped, re.I)
+        if m:
+            allowance = self.last_count
+            if allowance is None or allowance.comparator not in ("<=", "<"):
+                raise _Unread(base, base + len(stripped), "a replacement interval the clause does not state")
+            span = self._span(base, base + len(stripped))
+            draft.subject = Service(self.fresh(), span, allowance.item)
+            value = allowance.value if allowance.comparator == "<=" else allowance.value - 1
+            draft.trigger.append(Count(self.fresh(), span, allowance.item, ">", value, allowance.per))
+            return
         # "Repeat X within a 12-month period"
         m = re.match(r"^(?:repeat|repeated|additional)\s+(?P<what>.+?)\s+(?:within|in)\s+(?P<per>.+)$", stripped, re.I)
         if m:
@@ -532,7 +938,7 @@ class _Compiler:
             draft.trigger.append(Count(self.fresh(), self._span(base, base + len(stripped)), subject.concept, ">", 1.0, period))
             return
         # "One bariatric procedure is covered per member per lifetime"
-        m = re.match(rf"^(?P<num>{self.NUM})\s+(?P<what>.+)$", stripped, re.I)
+        m = re.match(rf"^(?P<num>{self.g.NUM})\s+(?P<what>.+)$", stripped, re.I)
         if m and not requires:
             subject = self._subject_np(_Seg(base + m.start("what"), base + len(stripped)))
             if subject is None:
@@ -569,18 +975,34 @@ class _Compiler:
             if subject is None:
                 raise _Unread(base, base + m.end("what"), "a subject the compiler cannot name")
             draft.subject = subject
-            ind = _Seg(base + m.start("ind"), base + len(stripped))
+            ind_start, ind_end = base + m.start("ind"), base + len(stripped)
+            # "... for convenience alone, for a member with no X": the purpose, and whom the request is for
+            who = re.search(r",\s+for\s+(?:an?\s+|the\s+)?(?:member|patient|insured\s+person|individual)s?\s+"
+                            r"(?P<who>(?:with|who|whose)\s.+?),?$", self.text[ind_start:ind_end], re.I)
+            whom: Node | None = None
+            if who:
+                whom = self._conditions(_Seg(ind_start + who.start("who"), ind_start + who.end("who")), draft)
+                ind_end = ind_start + who.start()
+            alone = re.search(r"\s+(?:alone|only)$", self.text[ind_start:ind_end], re.I)
+            if alone:
+                ind_end = ind_start + alone.start()
+            ind = _Seg(ind_start, ind_end)
             node = self._bare(lambda: self._conditions(ind, draft))
-            if m.group("solely"):
+            if m.group("solely") or alone:
                 node = self._mark_solely(node)
             draft.trigger.append(node)
+            if whom is not None:
+                draft.trigger.append(whom)
             return
         m = re.match(r"^(?P<what>.+?)\s+(?:performed|dispensed|used|provided|billed|prescribed|requested)$", stripped, re.I)
         if m:
             stripped = m.group("what")
         subject = self._subject_np(_Seg(base, base + len(stripped)))
         if subject is None:
-            raise _Unread(base, base + len(stripped), "a subject the compiler cannot name")
+            listed = self._subject_list(_Seg(base, base + len(stripped)))
+            if not listed:
+                raise _Unread(base, base + len(stripped), "a subject the compiler cannot name")
+            subject, draft.also = listed[0], listed[1:]
         if not self._generic_item(subject.concept):
             draft.subject = subject
 
@@ -594,7 +1016,7 @@ class _Compiler:
 
     def _generic_item(self, concept: str) -> bool:
         """'services', 'testing', 'units': words that stand for whatever service is requested."""
-        return concept in self.generic_services
+        return concept in self.g.generic_services
 
     def _subject_np(self, seg: _Seg) -> Service | None:
         start, end = self._trim(seg.start, seg.end)
@@ -627,10 +1049,10 @@ class _Compiler:
     def _free_ok(self, phrase: str, max_words: int = 6) -> bool:
         """A phrase the lexicon lacks may stand for itself only if it reads as a plain noun phrase."""
         words = phrase.split()
-        if not words or len(words) > max_words or words[0] in self.verbs:
+        if not words or len(words) > max_words or words[0] in self.g.verbs:
             return False
         for w in words:
-            if w in _STOP or w in self.not_concepts or not re.fullmatch(r"[a-z][a-z'\-]*", w):
+            if w in _STOP or w in self.g.not_concepts or not re.fullmatch(r"[a-z][a-z'\-]*", w):
                 return False
         return True
 
@@ -640,15 +1062,18 @@ class _Compiler:
         start, end = seg.start, seg.end
         text = self.text[start:end]
         # remarks ("with no member cost share", "as a preventive service") are noted, not criteria
-        for phrase in sorted(self.remarks, key=lambda p: -len(p)):
-            pat = self.lex.pattern([phrase], f"remark-{phrase}")
+        for _phrase, pat in self.g.remark_patterns:
+            for m in pat.finditer(text):
+                draft.remarks.append(Note("remark", self._span(start + m.start(), start + m.end())))
+        # a reimbursement rate, an allowance, a deductible: what is paid, not whether it is covered
+        for pat in (self.g.rate_re, self.g.allowance_re, self.g.deductible_re):
             for m in pat.finditer(text):
                 draft.remarks.append(Note("remark", self._span(start + m.start(), start + m.end())))
         if draft.remarks:
             text = self._blank_remarks(text, start, draft.remarks)
         # the exception: ", UNLESS ..." / ", except where ..."
         exc = None
-        for m in self.exceptions_re.finditer(text):
+        for m in self.g.exceptions_re.finditer(text):
             exc = m
             break
         main_text = text[:exc.start()] if exc else text
@@ -684,27 +1109,28 @@ class _Compiler:
             rest = text[pos:]
             here = seg.start + pos
             # when / only when / if / provided that ...
-            m = re.match(rf"(?:{self.when_intro})\s+", rest, re.I)
+            m = re.match(rf"(?:{self.g.when_intro})\s+", rest, re.I) or \
+                re.match(r"once\s+(?=(?:the|a|an|they|he|she|it|their|his|her)\s)", rest, re.I)
             if m and not re.match(r"for\s", rest, re.I):
                 inner = _Seg(here + m.end(), seg.start + len(text))
                 nodes.append(self._conditions(inner, draft))
                 break
             # for members with X [who ...] / for members aged ... / for X
-            m = re.match(rf"(?:{self.pop_intro})\s+", rest, re.I)
+            m = re.match(rf"(?:{self.g.pop_intro})\s+", rest, re.I)
             if m:
                 end = self._next_modifier(text, pos + m.end())
                 inner = _Seg(here + m.end(), seg.start + end)
                 self._population_phrase(inner, draft, nodes)
                 pos = end
                 continue
-            m = re.match(rf"(?:for|in)\s+(?:{self.MEMBER})\s+(?=aged|age|who|that|of|over|under|older|younger)", rest, re.I)
+            m = re.match(rf"(?:for|in)\s+(?:{self.g.MEMBER})\s+(?=aged|age|who|that|of|over|under|older|younger)", rest, re.I)
             if m:
                 end = self._next_modifier(text, pos + m.end())
                 inner = _Seg(here + m.end(), seg.start + end)
                 nodes.append(self._conditions(inner, draft))
                 pos = end
                 continue
-            m = re.match(rf"for\s+(?={self.LIST_ANY}|{self.LIST_ALL})", rest, re.I)
+            m = re.match(rf"for\s+(?={self.g.LIST_ANY}|{self.g.LIST_ALL})", rest, re.I)
             if m:
                 nodes.append(self._conditions(_Seg(here + m.end(), seg.start + len(text)), draft))
                 break
@@ -717,6 +1143,14 @@ class _Compiler:
                 continue
             # once per calendar year / every ten (10) years / up to N X per P / to N X per P
             end = self._next_modifier(text, pos)
+            amount = self._amount_phrase(_Seg(here, seg.start + end))
+            if amount is not None:
+                if draft.effect == "limit":
+                    nodes.append(amount)
+                else:
+                    draft.caps.append(amount)
+                pos = end
+                continue
             count = self._count_phrase(_Seg(here, seg.start + end), item_default=self._count_item(draft),
                                        limit=True, pending=draft.pending_count)
             if count is not None:
@@ -725,12 +1159,20 @@ class _Compiler:
                 pos = end
                 continue
             if draft.pending_count is not None:
-                period = self._per_member_period(_Seg(here, seg.start + len(text)))
-                if period is not None:
+                # "per member per day", "per knee per operative session": up to the next listed allowance
+                stop = re.search(r",\s+and\s+(?=(?:no\s+more\s+than|not\s+more\s+than|up\s+to|at\s+most)\s)", rest, re.I)
+                upto = seg.start + pos + (stop.start() if stop else len(rest))
+                found = self._per_member_period(_Seg(here, upto))
+                if found is not None:
+                    period, site = found
                     value, item, s0, _ = draft.pending_count
-                    nodes.append(Count(self.fresh(), self._span(s0, seg.start + len(text)), item, "<=", value, period))
+                    item = f"{item} per {site}" if site else item
+                    nodes.append(Count(self.fresh(), self._span(s0, upto), item, "<=", value, period))
                     draft.pending_count = None
-                    break
+                    if stop is None:
+                        break
+                    pos += stop.end()
+                    continue
             raise _Unread(here, seg.start + len(text), "words the compiler cannot place")
         return nodes
 
@@ -738,7 +1180,7 @@ class _Compiler:
         """Where the next post-effect segment starts (a 'for members', 'when', or count phrase), or the
         end; blanked remarks and trailing commas are left out of the segment."""
         pattern = re.compile(
-            rf"(?:,\s*|\s+)(?=(?:{self.when_intro})\s|(?:{self.pop_intro})\s|for\s+(?:{self.MEMBER})\s|"
+            rf"(?:,\s*|\s+)(?=(?:{self.g.when_intro})\s|(?:{self.g.pop_intro})\s|for\s+(?:{self.g.MEMBER})\s|"
             rf"(?:once|twice)\s|every\s)", re.I)
         end = len(text)
         for m in pattern.finditer(text, pos):
@@ -833,7 +1275,7 @@ class _Compiler:
             return
         conseq = rest[which.end():]
         c0 = body_start + which.end()
-        m = re.match(rf"^(?P<what>.+?)\s+(?P<v>{self.waiver_conseq})$", conseq.strip(), re.I)
+        m = re.match(rf"^(?P<what>.+?)\s+(?P<v>{self.g.waiver_conseq})$", conseq.strip(), re.I)
         if m:
             if body is None:
                 raise _Unread(c0, seg.end, "a waiver with no requirement to waive")
@@ -842,7 +1284,7 @@ class _Compiler:
             waived = self._waived_by_name(named, body, c0, seg.end)
             target_list[:] = [Waiver(body, condition, waived, span)]
             return
-        m = re.match(rf"^(?P<what>.+?)\s+(?P<v>{self.routing_conseq})$", conseq.strip(), re.I)
+        m = re.match(rf"^(?P<what>.+?)\s+(?P<v>{self.g.routing_conseq})$", conseq.strip(), re.I)
         if m:
             lead = len(conseq) - len(conseq.lstrip())
             tseg = _Seg(c0 + lead + m.start("what"), c0 + lead + m.end("what"))
@@ -889,15 +1331,15 @@ class _Compiler:
         hits = tuple(i for s, i in scored if s == best and s > 0)
         if len(hits) != 1:
             raise _Unread(start, end, "the waived requirement matches no single criterion")
-        return hits
+        return hits + _details_of(body, hits[0])
 
     def _content_words(self, text: str) -> set[str]:
         out = set()
         for word in re.findall(r"[a-z0-9]+", normalise(text).replace("-", " ")):
             if word in _STOP or word in _ARTICLES:
                 continue
-            if word in self.words:
-                word = str(int(self.words[word]))
+            if word in self.g.words:
+                word = str(int(self.g.words[word]))
             if len(word) > 3 and word.endswith("s"):
                 word = word[:-1]
             out.add(word)
@@ -912,9 +1354,10 @@ class _Compiler:
             raise _Unread(seg.start, seg.end, "an empty condition")
         if re.search(r"\b(?:two|three|four|\d+)\s+(?:or\s+more\s+)?of\s+the\s+following\b", text, re.I):
             raise _Unread(start, end, "a count of listed criteria ('two of the following')")
-        lm = re.match(rf"^(?:(?:the\s+member\s+)?(?:has|have|meets|meet)\s+)?(?P<kind>(?P<all>{self.LIST_ALL})|"
-                      rf"(?P<any>{self.LIST_ANY}))(?:\s+(?:criteria|findings|conditions|indications|features))?"
-                      rf"(?:\s+(?:are|is)\s+(?:met|documented|present))?\s*:\s*(?P<items>.+)$", text, re.I | re.S)
+        lm = re.match(rf"^(?:(?:the\s+member\s+)?(?:has|have|meets|meet)\s+)?(?P<kind>(?P<all>{self.g.LIST_ALL})|"
+                      rf"(?P<any>{self.g.LIST_ANY}))(?:\s+(?:criteria|findings|conditions|indications|features))?"
+                      rf"(?:\s+(?:are|is)\s+(?:met|documented|present)|\s+(?:applies|apply))?\s*:\s*(?P<items>.+)$",
+                      text, re.I | re.S)
         if lm:
             items = self._list_items(_Seg(start + lm.start("items"), end))
             nodes = tuple(self._bare(lambda item=item: self._conditions(item, draft, documentation))  # type: ignore[misc]
@@ -950,6 +1393,10 @@ class _Compiler:
                     raise _Ambiguous(start, end, "AND and OR mixed without a list to group them")
                 parts = self._split_on(start, end, upper)
                 return _flatten(cls(tuple(self._conditions(p, draft, documentation) for p in parts)))
+        such = re.match(r"^(?P<cat>.+?),?\s+such\s+as\s+(?P<items>.+)$", text, re.I | re.S)
+        if such:
+            return self._examples(_Seg(start, start + such.end("cat")), _Seg(start + such.start("items"), end),
+                                  draft, documentation)
         try:
             return self._predicate(_Seg(start, end), draft, documentation)
         except _Ambiguous:
@@ -959,6 +1406,24 @@ class _Compiler:
             if split is None:
                 raise whole_problem from None
             return split
+
+    def _examples(self, cat: _Seg, items: _Seg, draft: _RuleDraft, documentation: bool) -> Node:
+        """'mechanical symptoms such as locking, catching or giving way': the category is what the clause
+        requires; an example the lexicon does not already place under it is one more way to meet it."""
+        category = self._predicate(cat, draft, documentation)
+        if not isinstance(category, Condition):
+            raise _Unread(cat.start, cat.end, "examples of something other than a condition")
+        examples: list[Node] = []
+        for item in self._list_items(items):
+            example = self._bare(lambda item=item: self._predicate(item, draft, documentation))  # type: ignore[misc]
+            if not isinstance(example, Condition):
+                raise _Unread(item.start, item.end, "an example that is not a condition")
+            if example.concept == category.concept or self.lex.is_a(example.concept, category.concept):
+                continue
+            if any(isinstance(e, Condition) and e.concept == example.concept for e in examples):
+                continue
+            examples.append(example)
+        return AnyOf((*examples, category)) if examples else category
 
     def _split_on(self, start: int, end: int, sep: str) -> list[_Seg]:
         parts: list[_Seg] = []
@@ -1012,7 +1477,7 @@ class _Compiler:
         """
         text = self._t(seg)
         passes = (
-            re.compile(rf"(?:,\s*|\s+)(?:(?P<and>{self.AND})|(?P<or>or))\s+", re.I),
+            re.compile(rf"(?:,\s*|\s+)(?:(?P<and>{self.g.AND})|(?P<or>or))\s+", re.I),
             re.compile(r"(?:,\s*|\s+)(?:(?P<with>with(?![\w-]))|(?P<absent>in\s+the\s+absence\s+of|without)|(?P<despite>(?=despite\s)))\s*",
                        re.I),
         )
@@ -1077,15 +1542,38 @@ class _Compiler:
         start, end = self._trim(seg.start, seg.end)
         text = self.text[start:end]
         # the member as subject, and "the treating clinician documents that"
-        m = re.match(rf"^(?:{self.DOCUMENTERS})\s+documents?\s+that\s+", text, re.I)
+        m = re.match(rf"^(?:{self.g.DOCUMENTERS})\s+documents?\s+that\s+", text, re.I)
         if m:
             return self._predicate(_Seg(start + m.end(), end), draft, True)
-        m = re.match(rf"^(?:{self.MEMBER})(?:'s)?\s+", text, re.I)
+        m = re.match(rf"^(?:{self.g.MEMBER})(?:'s)?\s+", text, re.I)
         if m and not re.match(r"^(?:members?|patients?)\s+(?:with|aged|who)\b", text, re.I):
             return self._predicate(_Seg(start + m.end(), end), draft, documentation)
         m = re.match(r"^(?:who|that)\s+", text, re.I)
         if m:
             return self._predicate(_Seg(start + m.end(), end), draft, documentation)
+        # "whose glucose control is stable on injections": a state (and the therapy it holds on)
+        m = re.fullmatch(r"whose\s+(?P<np>[a-z][a-z\- ]*?)\s+(?:is|are|remains|remain)\s+(?P<state>[a-z\-]+)"
+                         r"(?:\s+on\s+(?P<th>.+))?", text, re.I)
+        phrase = f"{normalise(m.group('state'))} {normalise(m.group('np'))}" if m else ""
+        concept = self.lex.concept_named(phrase) if m else None
+        if m and (concept is not None or self._free_ok(phrase, max_words=4)):
+            state: Node = Condition(self.fresh(), self._span(start, start + (m.start("th") - 4 if m.group("th") else len(text))),
+                                    concept or phrase)
+            if not m.group("th"):
+                return state
+            therapy = self._therapy(m.group("th"))
+            if therapy is None:
+                raise _Unread(start + m.start("th"), end, "a therapy the compiler cannot name")
+            return AllOf((state, Treatment(self.fresh(), self._span(start + m.start("th"), end), therapy)))
+        # "the pump is out of warranty": a state of the (known) device the rule is about
+        m = re.match(r"^(?:the|its|this)\s+(?P<svc>[a-z][a-z\- ]*?)\s+(?=(?:is|are|was|were|cannot|can|has|have)\s)",
+                     text, re.I)
+        if m:
+            device = self.lex.concept_named(m.group("svc"))
+            if device is not None and self.lex.concepts[device].domain != "condition":
+                device_state = self._condition_pred(_Seg(start + m.end(), end), draft, documentation)
+                if device_state is not None:
+                    return device_state
         m = re.match(r"^(?:(?:is|are)\s+)?(?:performed|dispensed|used|provided|billed|prescribed|requested)\s+"
                      r"(?P<solely>(?:solely|only|exclusively)\s+)?for\s+", text, re.I)
         if m:
@@ -1093,8 +1581,8 @@ class _Compiler:
             purpose_end = start + alone.start() if alone else end
             purpose = self._bare(lambda: self._conditions(_Seg(start + m.end(), purpose_end), draft, documentation))
             return self._mark_solely(purpose) if (m.group("solely") or alone) else purpose
-        for reader in (self._age, self._measure, self._duration, self._treatment, self._documentation,
-                       self._absence, self._designation_pred, self._condition_pred):
+        for reader in (self._tenure, self._approval, self._age, self._measure, self._duration, self._treatment,
+                       self._documentation, self._absence, self._designation_pred, self._condition_pred):
             node = reader(_Seg(start, end), draft, documentation)
             if node is not None:
                 return node
@@ -1120,18 +1608,18 @@ class _Compiler:
 
     def _word_number(self, raw: str) -> float | None:
         raw = raw.strip()
-        if raw in self.words:
-            return self.words[raw]
+        if raw in self.g.words:
+            return self.g.words[raw]
         if "-" in raw:
             tens, _, unit = raw.partition("-")
-            if tens in self.words and unit in self.words:
-                return self.words[tens] + self.words[unit]
+            if tens in self.g.words and unit in self.g.words:
+                return self.g.words[tens] + self.g.words[unit]
         return None
 
     def _cmp(self, pre: str | None, suf: str | None, default: Comparator | None = None) -> Comparator:
-        ops = [self.cmp_pre[normalise(pre)]] if pre else []
+        ops = [self.g.cmp_pre[normalise(pre)]] if pre else []
         if suf:
-            ops.append(self.cmp_suf[normalise(suf)])
+            ops.append(self.g.cmp_suf[normalise(suf)])
         if len(ops) == 2:
             if ops[0] != ops[1]:
                 raise _Unread(0, 0, "two comparators that disagree")
@@ -1144,7 +1632,7 @@ class _Compiler:
 
     def _age(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
         text = self._t(seg)
-        N = self.NUM
+        N = self.g.NUM
         span = self._span(seg.start, seg.end)
         m = re.fullmatch(rf"(?:(?:is|are)\s+)?(?:aged|ages)\s+(?P<a>{N})\s+(?:to|through|-)\s+(?P<b>{N})(?:\s+years)?(?:\s+of\s+age)?", text, re.I)
         if m:
@@ -1152,8 +1640,8 @@ class _Compiler:
             high = Age(self.fresh(), span, "<=", self._number(m.group("b"), seg.start))
             return AllOf((low, high))
         m = re.fullmatch(
-            rf"(?:(?:is|are)\s+)?(?:(?:aged|age)\s+)?(?:(?P<pre>{self.PRE})\s+(?:age\s+)?)?(?P<n>{N})"
-            rf"(?:\s+years?)?(?:\s+(?:of\s+age|old))?(?:\s+(?P<suf>{self.SUF}))?", text, re.I)
+            rf"(?:(?:is|are)\s+)?(?:(?:aged|age)\s+)?(?:(?P<pre>{self.g.PRE})\s+(?:age\s+)?)?(?P<n>{N})"
+            rf"(?:\s+years?)?(?:\s+(?:of\s+age|old))?(?:\s+(?P<suf>{self.g.SUF}))?", text, re.I)
         if m and (re.match(r"(?:(?:is|are)\s+)?(?:aged|age)\b", text, re.I) or re.search(r"years?\s+(?:of\s+age|old)", text, re.I)
                   or (re.search(r"\byears?\b", text, re.I) and (m.group("pre") or m.group("suf")))):
             if not (m.group("pre") or m.group("suf")):
@@ -1161,15 +1649,38 @@ class _Compiler:
             op = self._cmp(m.group("pre"), m.group("suf"))
             return Age(self.fresh(), span, op, self._number(m.group("n"), seg.start))
         m = re.fullmatch(
-            rf"(?:(?:with|has|have)\s+)?(?:an?\s+)?onset\s+(?:(?P<pre>{self.PRE})\s+|at\s+)?(?:the\s+)?age\s+(?:of\s+)?(?P<n>{N})"
-            rf"(?:\s+years)?(?:\s+(?P<suf>{self.SUF}))?", text, re.I)
+            rf"(?:(?:with|has|have)\s+)?(?:an?\s+)?onset\s+(?:(?P<pre>{self.g.PRE})\s+|at\s+)?(?:the\s+)?age\s+(?:of\s+)?(?P<n>{N})"
+            rf"(?:\s+years)?(?:\s+(?P<suf>{self.g.SUF}))?", text, re.I)
         if m:
             op = self._cmp(m.group("pre"), m.group("suf"), "==")
             return Age(self.fresh(), span, op, self._number(m.group("n"), seg.start), "onset")
-        m = re.fullmatch(rf"(?:(?:is|are)\s+)?(?P<pre>{self.PRE})\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>{N})", text, re.I)
+        m = re.fullmatch(rf"(?:(?:is|are)\s+)?(?P<pre>{self.g.PRE})\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>{N})", text, re.I)
         if m:
             return Age(self.fresh(), span, self._cmp(m.group("pre"), None), self._number(m.group("n"), seg.start))
         return None
+
+    def _tenure(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
+        """'(the insured person) has been insured under the contract for at least ten (10) months'."""
+        m = re.fullmatch(
+            rf"(?:{self.g.INSURED})\s+(?:{self.g.UNDER}\s+)?for\s+(?:(?P<pre>{self.g.PRE})\s+)?(?P<n>{self.g.NUM})"
+            rf"[\s-]*(?P<t>{self.g.TIME})", self._t(seg), re.I)
+        if m is None:
+            return None
+        if not m.group("pre"):
+            raise _Unread(seg.start, seg.end, "a period of cover without 'at least' or 'more than'")
+        unit, _ = self.g.time_units[normalise(m.group("t"))]
+        return Tenure(self.fresh(), self._span(seg.start, seg.end), self._cmp(m.group("pre"), None),
+                      self._number(m.group("n"), seg.start), unit)  # type: ignore[arg-type]
+
+    def _approval(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
+        """'the insurer approved the treatment quote before the work began': the prior approval it requires."""
+        m = self.g.approval_re.fullmatch(self._t(seg))
+        if m is None:
+            return None
+        what = re.sub(r"^(?:the|a|an)\s+", "", normalise(m.group("what")))
+        if not re.fullmatch(r"[a-z][a-z'\-]*(?:\s+[a-z][a-z'\-]*){0,4}", what) or set(what.split()) & _STOP:
+            raise _Unread(seg.start, seg.end, "an approval of something the compiler cannot name")
+        return Documentation(self.fresh(), self._span(seg.start, seg.end), self.g.approval_item)
 
     def _quantity(self, phrase: str) -> str | None:
         phrase = normalise(phrase)
@@ -1179,7 +1690,7 @@ class _Compiler:
 
     def _measure(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
         text = self._t(seg)
-        N, PRE, SUF, UNIT, TIME = self.NUM, self.PRE, self.SUF, self.UNIT, self.TIME
+        N, PRE, SUF, UNIT, TIME = self.g.NUM, self.g.PRE, self.g.SUF, self.g.UNIT, self.g.TIME
         span = self._span(seg.start, seg.end)
         # "has a BMI of 40 kg/m2 or greater" / "the arterial oxygen tension is 55 mmHg or lower"
         m = re.fullmatch(
@@ -1194,7 +1705,7 @@ class _Compiler:
             if quantity is None:
                 return None
             qdef = self.lex.quantities[quantity]
-            unit = self.units[normalise(m.group("unit"))] if m.group("unit") else qdef.unit
+            unit = self.g.units[normalise(m.group("unit"))] if m.group("unit") else qdef.unit
             if qdef.per is not None:
                 return None
             op = self._cmp(m.group("pre"), m.group("suf"), None)
@@ -1208,7 +1719,7 @@ class _Compiler:
             if quantity is None:
                 return None
             op = self._cmp(m.group("pre"), m.group("suf"), None)
-            unit_name, _ = self.time_units[normalise(m.group("tu"))]
+            unit_name, _ = self.g.time_units[normalise(m.group("tu"))]
             return Measure(self.fresh(), span, quantity, op, self._number(m.group("n"), seg.start), "",
                            Period(1.0, unit_name))  # type: ignore[arg-type]
         # "initiated after 20 weeks gestation"
@@ -1242,20 +1753,20 @@ class _Compiler:
             return None
         phrase = normalise(text)
         for candidate in (phrase, re.sub(r"^(?:an?\s+|documented\s+)", "", phrase)):
-            if candidate in self.outcomes:
-                return self.outcomes[candidate]
+            if candidate in self.g.outcomes:
+                return self.g.outcomes[candidate]
         raise _Unread(0, 0, f"an outcome the compiler cannot read ({text})")
 
     def _failed_outcome(self) -> str | None:
         """The outcome a 'failed X for N weeks' course states (the first outcome the lexicon lists)."""
-        return next(iter(self.outcomes.values()), None)
+        return next(iter(self.g.outcomes.values()), None)
 
     def _duration(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
         text = self._t(seg)
-        N, PRE, TIME = self.NUM, self.PRE, self.TIME
+        N, PRE, TIME = self.g.NUM, self.g.PRE, self.g.TIME
         span = self._span(seg.start, seg.end)
         verbs = r"(?:completed|received|tried|used|undergone|had|taken|been\s+treated\s+with|been\s+on|participated\s+in|failed)"
-        outcome = rf"(?:\s+with\s+(?P<out>{self.OUTCOME}))?"
+        outcome = rf"(?:,?\s+(?:with\s+)?(?P<out>{self.g.OUTCOME}))?"
         including = r"(?:,?\s+including\s+(?P<inc>[^,]+?))?"
         # "has completed at least six (6) weeks of conservative therapy including supervised physical therapy"
         m = re.fullmatch(
@@ -1274,16 +1785,24 @@ class _Compiler:
                 text, re.I)
         if m is None:
             return None
-        therapy = self._therapy(m.group("th"))
+        th_start, th_end = seg.start + m.start("th"), seg.start + m.end("th")
+        details: list[Node] = []
+        aside = re.match(r"^(?P<th>[^,]+),\s+(?P<detail>[^,]+?),?$", m.group("th"))
+        if aside:
+            # "multiple daily insulin injections, three or more per day with self-adjustment of doses, for ..."
+            th_end = th_start + aside.end("th")
+            detail = _Seg(th_start + aside.start("detail"), th_start + aside.end("detail"))
+            details = self._therapy_detail(detail, aside.group("th"), draft)
+        therapy = self._therapy(self.text[th_start:th_end])
         if therapy is None:
-            raise _Unread(seg.start + m.start("th"), seg.start + m.end("th"), "a therapy the compiler cannot name")
-        if self.lex.concepts.get(therapy) is None and not any(therapy.endswith(h) for h in self.therapy_heads):
+            raise _Unread(th_start, th_end, "a therapy the compiler cannot name")
+        if self.lex.concepts.get(therapy) is None and not any(therapy.endswith(h) for h in self.g.therapy_heads):
             # a free phrase must at least read as a therapy; anything else is not guessed at
             raise _Unread(seg.start + m.start("th"), seg.start + m.end("th"), "a therapy the lexicon does not know")
-        unit_name, _ = self.time_units[normalise(m.group("tu"))]
+        unit_name, _ = self.g.time_units[normalise(m.group("tu"))]
         out = self._outcome(m.group("out"))
         groups = m.groupdict()
-        if out is None and groups.get("verb") and normalise(groups["verb"]) in self.failed_words:
+        if out is None and groups.get("verb") and normalise(groups["verb"]) in self.g.failed_words:
             out = self._failed_outcome()
         including_items: tuple[str, ...] = ()
         if m.group("inc"):
@@ -1294,8 +1813,31 @@ class _Compiler:
         op = self._cmp(m.group("pre"), None, "==") if m.group("pre") else "=="
         if op == "==":
             raise _Unread(seg.start, seg.end, "a duration without 'at least' or 'no more than'")
-        return Duration(self.fresh(), span, therapy, op, self._number(m.group("n"), seg.start),
-                        unit_name, out, including_items)  # type: ignore[arg-type]
+        course = Duration(self.fresh(), span, therapy, op, self._number(m.group("n"), seg.start),
+                          unit_name, out, including_items)  # type: ignore[arg-type]
+        return AllOf((course, *details)) if details else course
+
+    def _therapy_detail(self, seg: _Seg, therapy_phrase: str, draft: _RuleDraft) -> list[Node]:
+        """What a therapy is written to mean between commas: 'three or more per day [with Y]' counts the
+        therapy's own unit (its last words, a quantity the lexicon knows); Y is one more requirement."""
+        text = self._t(seg)
+        N, PRE, SUF, TIME = self.g.NUM, self.g.PRE, self.g.SUF, self.g.TIME
+        m = re.fullmatch(rf"(?:(?P<pre>{PRE})\s+)?(?P<n>{N})(?:\s+(?P<suf>{SUF}))?\s+(?:per|a|each|every)\s+(?P<tu>{TIME})"
+                         rf"(?:\s+with\s+(?P<rest>.+))?", text, re.I)
+        words = normalise(therapy_phrase).split()
+        quantity = next((q for k in range(len(words)) if (q := self.lex.quantity_named(" ".join(words[k:]))) is not None),
+                        None)
+        if m is None or quantity is None or self.lex.quantities[quantity].per is None:
+            raise _Unread(seg.start, seg.end, "a detail of the therapy the compiler cannot read")
+        unit_name, _ = self.g.time_units[normalise(m.group("tu"))]
+        span_end = seg.start + (m.start("rest") - len(" with ") if m.group("rest") else len(text))
+        out: list[Node] = [Measure(self.fresh(), self._span(seg.start, span_end), quantity,
+                                   self._cmp(m.group("pre"), m.group("suf")), self._number(m.group("n"), seg.start), "",
+                                   Period(1.0, unit_name))]  # type: ignore[arg-type]
+        if m.group("rest"):
+            rest = _Seg(seg.start + m.start("rest"), seg.end)
+            out.append(self._bare(lambda: self._conditions(rest, draft)))
+        return out
 
     def _treatment(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
         text = self._t(seg)
@@ -1340,6 +1882,12 @@ class _Compiler:
 
     def _documentation(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
         text = self._t(seg)
+        shown = re.fullmatch(r"(?P<ev>.+?)\s+(?:shows?|demonstrates?|reveals?|confirms?)\s+(?P<c>.+)", text, re.I)
+        if shown:
+            test = self._subject_np(_Seg(seg.start + shown.start("ev"), seg.start + shown.end("ev")))
+            if test is not None and test.concept in self.lex.concepts and \
+                    self.lex.concepts[test.concept].domain == "service":
+                return self._finding(_Seg(seg.start + shown.start("c"), seg.end), test, draft, seg)
         m = re.fullmatch(r"(?:(?:has|have)\s+)?(?P<c>.+?)\s+(?:(?:is|are|was|were|has\s+been|have\s+been)\s+)?"
                          r"(?:corroborated|confirmed|demonstrated|shown)\s+(?:by|on)\s+(?P<ev>.+)", text, re.I)
         if m:
@@ -1356,6 +1904,45 @@ class _Compiler:
         if m:
             return self._documentation_items(_Seg(seg.start + m.start("what"), seg.end), draft)
         return None
+
+    def _finding(self, seg: _Seg, test: Service, draft: _RuleDraft, whole: _Seg) -> Node:
+        """'radiographs show advanced osteoarthritis (Kellgren-Lawrence grade 3 or 4) in the same compartment':
+        the finding, the grade that defines its adjective, where it must be, and the test that shows it."""
+        start, end = self._trim(seg.start, seg.end)
+        text = self.text[start:end]
+        qualifiers: tuple[str, ...] = ()
+        where = re.search(r"\s+in\s+the\s+same\s+(?P<site>[a-z\-]+)$", text, re.I)
+        if where:
+            qualifiers = (normalise(where.group(0)),)
+            text = text[:where.start()]
+        grades: list[Node] = []
+        scale = re.search(rf"\s*\((?P<q>[^()]+?)\s+(?P<a>{self.g.NUM})(?:\s+or\s+(?:(?P<b>{self.g.NUM})|(?P<up>higher|more|greater|above)))?\)$",
+                          text, re.I)
+        if scale:
+            quantity = self._quantity(scale.group("q"))
+            if quantity is None:
+                raise _Unread(start + scale.start("q"), start + scale.end("q"), "a grading scale the lexicon does not know")
+            span = self._span(start + scale.start("q"), start + scale.end())
+            low = self._number(scale.group("a"), start)
+            if scale.group("up"):
+                grades = [Measure(self.fresh(), span, quantity, ">=", low)]
+            else:
+                values = [low] + ([self._number(scale.group("b"), start)] if scale.group("b") else [])
+                grades = [Measure(self.fresh(), span, quantity, "==", v) for v in values]
+            text = text[:scale.start()]
+            # the scale defines the adjective before the finding ("advanced", "severe")
+            text = re.sub(r"^(?:(?:a|an|the)\s+)?(?:advanced|severe|significant|marked|moderate|mild|early)\s+", "", text,
+                          flags=re.I)
+        lead = self.text[start:end].find(text)
+        finding = self._one_condition(_Seg(start + lead, start + lead + len(text)), draft, False, None)
+        if finding is None or finding.concept not in self.lex.concepts:
+            raise _Unread(start, end, "a finding the lexicon does not know")
+        finding = dataclasses.replace(finding, qualifiers=(*finding.qualifiers, *qualifiers))
+        parts: list[Node] = [finding]
+        if grades:
+            parts.append(grades[0] if len(grades) == 1 else AnyOf(tuple(grades)))
+        parts.append(Documentation(self.fresh(), self._span(whole.start, whole.end), test.concept, finding.concept))
+        return AllOf(tuple(parts))
 
     def _documentation_items(self, seg: _Seg, draft: _RuleDraft) -> Node:
         """'documentation of X or Y': each item a stated measure, or a documentation requirement."""
@@ -1397,11 +1984,11 @@ class _Compiler:
     def _inside_comparator(self, text: str, m: re.Match[str]) -> bool:
         """True when the connective at `m` is the start of a suffix comparator such as 'or older'."""
         after = text[m.start():].lstrip(" ,")
-        return re.match(rf"(?:{self.SUF})(?![\w-])", after, re.I) is not None
+        return re.match(rf"(?:{self.g.SUF})(?![\w-])", after, re.I) is not None
 
     def _absence(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
         text = self._t(seg)
-        m = re.fullmatch(rf"(?:{self.ABSENCE})\s+(?P<what>.+)", text, re.I)
+        m = re.fullmatch(rf"(?:{self.g.ABSENCE})\s+(?P<what>.+)", text, re.I)
         if m:
             inner = self._condition_np(_Seg(seg.start + m.start("what"), seg.end), draft, documentation)
             if inner is None:
@@ -1424,12 +2011,21 @@ class _Compiler:
         for part in parts:
             at = text.index(part, pos)
             pos = at + len(part)
-            if normalise(part) not in self.designations:
+            if normalise(part) not in self.g.designations:
                 raise _Unread(seg.start + at, seg.start + pos, "a designation the lexicon does not list")
             nodes.append(Designation(self.fresh(), self._span(seg.start + at, seg.start + pos), normalise(part)))
         return nodes[0] if len(nodes) == 1 else AnyOf(tuple(nodes))
 
     def _condition_pred(self, seg: _Seg, draft: _RuleDraft, documentation: bool) -> Node | None:
+        window = re.search(rf"\s+within\s+(?:the\s+next\s+)?(?P<n>{self.g.NUM})[\s-]+(?P<t>{self.g.TIME})$", self._t(seg), re.I)
+        if window:
+            # "plans a pregnancy within six months": a planned or expected condition, due in a window
+            node = self._condition_pred(_Seg(seg.start, seg.start + window.start()), draft, documentation)
+            if not isinstance(node, Condition):
+                return None
+            unit, _ = self.g.time_units[normalise(window.group("t"))]
+            period = Period(self._number(window.group("n"), seg.start + window.start("n")), unit)  # type: ignore[arg-type]
+            return dataclasses.replace(node, span=self._span(seg.start, seg.end), within=period)
         text = self._t(seg)
         m = re.match(r"^(?:(?:has|have|had|with|presents?\s+with|present\s+with|is\s+diagnosed\s+with|are\s+diagnosed\s+with|"
                      r"requires?|needs?|suffers?\s+from|(?:is|are)\s+)\s*)", text, re.I)
@@ -1507,7 +2103,7 @@ class _Compiler:
         history = False
         severity: tuple[str, ...] = ()
         qualifiers: list[str] = []
-        levels = list(self.severity_levels)
+        levels = list(self.g.severity_levels)
         sev_words = "|".join(levels)
         changed = True
         while changed:
@@ -1546,21 +2142,21 @@ class _Compiler:
                 break
             if not changed:
                 q = re.match(r"^(?P<q>[a-z][a-z\-]*)\s+", phrase)
-                if q and q.group("q") in self.qualifier_words and self._condition_concept(phrase[q.end():], elliptic_head) is not None:
+                if q and q.group("q") in self.g.qualifier_words and self._condition_concept(phrase[q.end():], elliptic_head) is not None:
                     qualifiers.append(q.group("q"))
                     phrase = phrase[q.end():]
                     changed = True
-                elif q and q.group("q") in self.qualifier_words and phrase[q.end():] in self.anaphora:
+                elif q and q.group("q") in self.g.qualifier_words and phrase[q.end():] in self.g.anaphora:
                     qualifiers.append(q.group("q"))
                     phrase = phrase[q.end():]
                     changed = True
         concept = self._condition_concept(phrase, elliptic_head)
-        if concept is None and phrase in self.anaphora:
+        if concept is None and phrase in self.g.anaphora:
             concept = draft.anaphor
         if concept is None:
             if not self._free_ok(phrase):
                 return None
-            if any(w in self.qualifier_words for w in phrase.split()[:1]) and phrase.split()[0] in ("significant",):
+            if any(w in self.g.qualifier_words for w in phrase.split()[:1]) and phrase.split()[0] in ("significant",):
                 return None
             concept = phrase
         return Condition(self.fresh(), self._span(start, end), concept, severity, certainty,  # type: ignore[arg-type]
@@ -1590,47 +2186,55 @@ class _Compiler:
         text = normalise(self._t(seg))
         text = re.sub(r"^(?:a|an|any|the|each|every|one)\s+", "", text)
         rolling = False
-        m = re.match(rf"^{self.rolling}\s+", text, re.I)
+        m = re.match(rf"^{self.g.rolling}\s+", text, re.I)
         if m:
             rolling = True
             text = text[m.end():]
-        text = re.sub(rf"\s+{self.pnoun}$", "", text)
-        if text in self.period_names:
-            return Period(1.0, self.period_names[text], rolling)  # type: ignore[arg-type]
-        m = re.fullmatch(rf"(?:period\s+of\s+)?(?P<n>{self.NUM})[\s-]*(?P<tu>{self.TIME})(?:\s+{self.pnoun})?", text, re.I)
+        text = re.sub(rf"\s+{self.g.pnoun}$", "", text)
+        if text in self.g.period_names:
+            return Period(1.0, self.g.period_names[text], rolling)  # type: ignore[arg-type]
+        if text in self.g.occasions:
+            return Period(1.0, self.g.occasions[text])  # type: ignore[arg-type]
+        m = re.fullmatch(rf"(?:period\s+of\s+)?(?P<n>{self.g.NUM})[\s-]*(?P<tu>{self.g.TIME})(?:\s+{self.g.pnoun})?", text, re.I)
         if m:
-            unit, _ = self.time_units[normalise(m.group("tu"))]
+            unit, _ = self.g.time_units[normalise(m.group("tu"))]
             return Period(self._number(m.group("n"), seg.start), unit, rolling)  # type: ignore[arg-type]
-        m = re.fullmatch(rf"(?P<tu>{self.TIME})", text, re.I)
+        m = re.fullmatch(rf"(?P<tu>{self.g.TIME})", text, re.I)
         if m:
-            unit, _ = self.time_units[normalise(m.group("tu"))]
+            unit, _ = self.g.time_units[normalise(m.group("tu"))]
             return Period(1.0, unit, rolling)  # type: ignore[arg-type]
         return None
 
-    def _per_member_period(self, seg: _Seg) -> Period | None:
+    def _per_member_period(self, seg: _Seg) -> tuple[Period, str | None] | None:
+        """'per member per calendar year', 'per knee per operative session': the window, and the body
+        site the count is per (None when per member)."""
         text = self._t(seg).strip()
-        m = re.fullmatch(r"(?:per\s+(?:member|insured\s+person|enrollee)\s+)?(?:per|in\s+a|in\s+any|every|each)\s+(?P<p>.+)", text, re.I)
+        m = re.fullmatch(rf"(?:per\s+(?:member|insured\s+person|enrollee)\s+)?(?:per\s+(?P<site>{self.g.SITE})\s+)?"
+                         r"(?:per|in\s+a|in\s+any|every|each)\s+(?P<p>.+)", text, re.I)
         if not m:
             return None
         lead = len(self._t(seg)) - len(self._t(seg).lstrip())
-        return self._period(_Seg(seg.start + lead + m.start("p"), seg.end))
+        period = self._period(_Seg(seg.start + lead + m.start("p"), seg.end))
+        if period is None:
+            return None
+        return period, normalise(m.group("site")) if m.group("site") else None
 
     def _count_phrase(self, seg: _Seg, item_default: str | None, limit: bool,
                       pending: tuple[float, str, int, int] | None = None, subject_count: bool = False) -> Count | None:
         start, end = self._trim(seg.start, seg.end)
         text = self.text[start:end]
         span = self._span(start, end)
-        N, PRE, SUF = self.NUM, self.PRE, self.SUF
+        N, PRE, SUF = self.g.NUM, self.g.PRE, self.g.SUF
         per = r"(?:per|every|each|in\s+any|in\s+a|within\s+a|within\s+any|during\s+a|a)"
-        times = "|".join(re.escape(w) for w in self.lex.times_words())
+        times = self.g.TIMES
         m = re.fullmatch(rf"(?P<t>{times})\s+{per}\s+(?P<p>.+)", text, re.I)
         if m and item_default:
             period = self._period(_Seg(start + m.start("p"), end))
             if period is None:
                 return None
-            value = self.lex.times_words()[normalise(m.group("t"))]
+            value = self.g.times[normalise(m.group("t"))]
             return Count(self.fresh(), span, item_default, "<=", value, period)
-        m = re.fullmatch(rf"every\s+(?P<p>(?P<n>{N})\s+{self.TIME})", text, re.I)
+        m = re.fullmatch(rf"every\s+(?P<p>(?P<n>{N})\s+{self.g.TIME})", text, re.I)
         if m and item_default:
             period = self._period(_Seg(start + m.start("p"), end))
             if period is None:
@@ -1654,6 +2258,23 @@ class _Compiler:
                 return None
             return Count(self.fresh(), span, item, op, self._number(m.group("n"), start), period)
         return None
+
+    def _amount_phrase(self, seg: _Seg) -> Amount | None:
+        """'up to GBP 200 per insured person in any period of 24 months', 'within an annual cap of EUR 900'."""
+        start, end = self._trim(seg.start, seg.end)
+        m = self.g.cap_re.fullmatch(self.text, start, end)
+        if m is None:
+            return None
+        per: Period | None = None
+        if m.group("p"):
+            per = self._period(_Seg(m.start("p"), end))
+            if per is None:
+                raise _Unread(m.start("p"), end, "a period the compiler cannot read")
+        elif m.group("annual"):
+            per = Period(1.0, "year")
+        currency = self.g.currencies[normalise(m.group("cur") or m.group("cur2"))]
+        value = float((m.group("n") or m.group("n2")).replace(",", ""))
+        return Amount(self.fresh(), self._span(start, end), currency, "<=", value, per)
 
     def _count_noun(self, phrase: str) -> str | None:
         phrase = normalise(phrase)
@@ -1696,11 +2317,25 @@ class _Compiler:
         when_node = self._as_node(when)
         if draft.effect == "limit" and when_node is None:
             raise _Unread(draft.span.start, draft.span.end, "a limit without a quantity")
+        allowances = [a for a in iter_atoms(when_node) if isinstance(a, Count)]
+        if len(allowances) == 1:
+            self.last_count = allowances[0]
         return Rule(draft.effect, draft.span, draft.subject, pop_node, trigger, when_node,  # type: ignore[arg-type]
                     tuple(draft.remarks))
 
     def _states_diagnosis(self, node: Node) -> bool:
         return all(re.search(r"\bdiagnos", a.span.text, re.I) for a in iter_atoms(node))
+
+
+def _details_of(body: Node, atom_id: str) -> tuple[str, ...]:
+    """Atoms written inside a course's own words ('multiple daily injections, three or more per day with
+    self-adjustment of doses, for at least three months'): waiving the course waives them with it."""
+    atoms = list(iter_atoms(body))
+    course = next((a for a in atoms if a.id == atom_id), None)
+    if not isinstance(course, Duration):
+        return ()
+    return tuple(a.id for a in atoms if a.id != atom_id and course.span.start <= a.span.start
+                 and a.span.end <= course.span.end)
 
 
 def _flatten(node: Node) -> Node:

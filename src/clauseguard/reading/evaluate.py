@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from clauseguard.reading.amend import Override
-from clauseguard.reading.compiler import Refusal
+from clauseguard.reading.compiler import Refusal, Unread
 from clauseguard.reading.facts import (
     AgeFact,
     ConditionFact,
@@ -21,12 +21,14 @@ from clauseguard.reading.facts import (
     MeasureFact,
     QuantityFact,
     ServiceFact,
+    TenureFact,
     TherapyFact,
 )
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
 from clauseguard.reading.tree import (
     Age,
     AllOf,
+    Amount,
     AnyOf,
     Atom,
     Condition,
@@ -44,6 +46,7 @@ from clauseguard.reading.tree import (
     Rule,
     Service,
     Span,
+    Tenure,
     Treatment,
     Waiver,
     iter_atoms,
@@ -59,11 +62,13 @@ _DAYS: Final[dict[str, float]] = {
     "day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25,
     "calendar_year": 365.25, "contract_year": 365.25, "policy_year": 365.25, "benefit_year": 365.25,
     "lifetime": math.inf,
+    # occasions, not lengths of time: never compared with a window of days
+    "session": math.nan, "episode": math.nan,
 }
 # Atom kinds whose facts every request has some value of (a number, a duration, a document): left
 # unstated they are unknown even as alternatives; presence-type atoms (conditions, treatments) that a
 # request does not present are absent when they are alternatives.
-_VALUE_KINDS: Final = frozenset({"measure", "duration", "age", "count", "documentation"})
+_VALUE_KINDS: Final = frozenset({"measure", "duration", "age", "count", "documentation", "tenure", "amount"})
 
 
 @dataclass(frozen=True)
@@ -139,7 +144,23 @@ def rule_role(rule: Rule) -> RuleRole:
         return "exclusion"
     if rule.effect == "limit" or any(isinstance(a, Count) for a in iter_atoms(rule.trigger)):
         return "limit"
+    allowance = list(iter_atoms(rule.when))
+    if rule.population is None and rule.trigger is None and allowance and all(isinstance(a, Count) for a in allowance):
+        return "limit"  # "one pump is covered every 48 months": a frequency allowance, not a coverage criterion
     return "criteria"
+
+
+def _bears_on(unread: Unread, facts: FactSheet, lexicon: Lexicon) -> bool:
+    """An unreadable sentence bears on the request unless what was read of it places it apart: it is
+    about another service, or for a population the request does not present (a clause decides only
+    for the population it names)."""
+    if unread.subject is not None and request_is(unread.subject, facts, lexicon) == NOT_MET:
+        return False
+    if unread.population is not None:
+        judged = _Evaluator(Criteria(), facts, lexicon, ())._judge(unread.population, "population")
+        if judged.value == NOT_MET:
+            return False
+    return True
 
 
 def request_is(service: Service, facts: FactSheet, lexicon: Lexicon | None = None) -> Value:
@@ -180,8 +201,7 @@ def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_questio
     unreadable = []
     for reading in readings:
         if isinstance(reading.result, Refusal):
-            subjects = [u.subject for u in reading.result.unread]
-            if any(s is None or request_is(s, facts, lex) != NOT_MET for s in subjects):
+            if any(_bears_on(u, facts, lex) for u in reading.result.unread):
                 unreadable.append(reading.clause_id)
     rules = [(r.clause_id, rule) for r in readings if isinstance(r.result, Evaluation) for rule in r.result.rules]
 
@@ -535,7 +555,7 @@ class _Evaluator:
             reader = {
                 Condition: self._condition, Measure: self._measure, Duration: self._duration,
                 Treatment: self._treatment, Age: self._age, Count: self._count,
-                Documentation: self._documentation, Designation: self._designation, Service: self._service,
+                Tenure: self._tenure, Amount: self._amount, Documentation: self._documentation, Designation: self._designation, Service: self._service,
             }[type(atom)]
             result = reader(atom, role)  # type: ignore[operator]
             if any(atom.id in o.atom_ids and o.action == "replace" for o in self.overrides):
@@ -611,6 +631,16 @@ class _Evaluator:
                                         note=f"the request states {f.concept}, not {atom.concept} (absent)")
                 return self._record(atom, role, UNKNOWN, self._describe_condition(f), f.span, f.source,
                                     missing=atom.concept, note=f"the request states {f.concept}, not which kind")
+        group = self.lex.exclusive_group(atom.concept)
+        if role == "population" and group is not None:
+            rivals = [f for f in facts if f.status == "present" and f.certainty != "suspected" and f.concept != atom.concept
+                      and self.lex.exclusive_group(f.concept) == group and f.source == "narrative"]
+            if rivals:
+                # one of a group that excludes the others ("type 1" vs "type 2"): stated, it places the
+                # request outside this population whatever an unplaced code might say
+                f = rivals[0]
+                return self._record(atom, role, NOT_MET, self._describe_condition(f), f.span, f.source,
+                                    note=f"the request states {f.concept}, not {atom.concept}")
         if role == "population" and not self.unknown_dx:
             others = [f for f in facts if f.status == "present" and f.certainty != "suspected"
                       and self._is_diagnosis(f.concept)]
@@ -627,6 +657,12 @@ class _Evaluator:
         return known is not None and bool(known.icd10)
 
     def _condition_detail(self, atom: Condition, fact: ConditionFact) -> tuple[Value, str, str | None]:
+        if atom.within is not None:
+            window = atom.within.length * _DAYS[atom.within.unit]
+            if fact.within_days is None:
+                return UNKNOWN, "when it is due is not stated", f"whether {atom.concept} is within {atom.within.label}"
+            if fact.within_days > window + 0.5:
+                return UNKNOWN, "stated over a longer window", f"whether {atom.concept} is within {atom.within.label}"
         order = {"suspected": 1, "high_probability": 2, "stated": 3, "confirmed": 3}
         if order[fact.certainty] < order[atom.certainty]:
             return UNKNOWN, "stated with less certainty than the clause asks", f"{atom.concept} ({atom.certainty})"
@@ -834,6 +870,29 @@ class _Evaluator:
                 return self._record(atom, role, status, desc, f.span, f.source,
                                     missing="age at onset" if atom.of == "onset" else "age")
         return self._unstated(atom, role, "age at onset" if atom.of == "onset" else "age")
+
+    def _tenure(self, atom: Tenure, role: Role) -> AtomResult:
+        """How long the member has been insured, against a waiting or qualifying period."""
+        needed_days = atom.value * _DAYS[atom.unit]
+        facts = self.facts.of(TenureFact)
+        values = {compare(f.comparator, f.days, atom.comparator, needed_days) for f in facts}
+        if len(values) == 1:
+            f = facts[0]
+            years = f.days / _DAYS["year"]
+            desc = f"insured for {_num(round(years, 2))} year(s)" if f.days >= _DAYS["year"] else \
+                f"insured for {_num(round(f.days / _DAYS['month'], 1))} month(s)"
+            return self._record(atom, role, values.pop(), desc, f.span, f.source,
+                                missing="how long the member has been insured")
+        if values:
+            f = facts[0]
+            return self._record(atom, role, UNKNOWN, None, f.span, f.source,
+                                missing="how long the member has been insured",
+                                note="the request states conflicting periods of cover")
+        return self._unstated(atom, role, "how long the member has been insured")
+
+    def _amount(self, atom: Amount, role: Role) -> AtomResult:
+        """A money cap: the request states no amounts paid or claimed that the reader can attribute."""
+        return self._unstated(atom, role, f"the amount claimed and already paid against the {atom.currency} cap")
 
     def _count(self, atom: Count, role: Role) -> AtomResult:
         generic = atom.item in self.generic

@@ -34,6 +34,7 @@ class ConditionFact:
     documented: bool = False
     history: bool = False
     note: str = ""
+    within_days: float | None = None  # a planned or expected condition: due within this many days
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,16 @@ class AgeFact:
 
 
 @dataclass(frozen=True)
+class TenureFact:
+    """How long the member has been insured under the contract ("joined the scheme ten months ago")."""
+
+    days: float
+    span: Span | None
+    comparator: str = "=="
+    source: str = NARRATIVE
+
+
+@dataclass(frozen=True)
 class ServiceFact:
     """A service: the requested one (from a procedure code) or one the member already had."""
 
@@ -113,7 +124,8 @@ class DocumentationFact:
     source: str = NARRATIVE
 
 
-Fact = ConditionFact | TherapyFact | MeasureFact | AgeFact | ServiceFact | QuantityFact | DocumentationFact
+Fact = (ConditionFact | TherapyFact | MeasureFact | AgeFact | TenureFact | ServiceFact | QuantityFact
+        | DocumentationFact)
 
 
 @dataclass(frozen=True)
@@ -196,23 +208,61 @@ class _Cues:
     hedge_after: list[tuple[int, int, bool]] = field(default_factory=list)
 
 
-class _Reader:
-    def __init__(self, text: str, lexicon: Lexicon, vocabulary: tuple[str, ...]) -> None:
-        self.text = text
-        self.lex = lexicon
-        self.vocabulary = vocabulary
-        self.flags: list[Flag] = []
+class _Tables:
+    """What the reader needs from one lexicon, with its regex pieces: built once per lexicon instance
+    (kept on it by `Lexicon.derived`), never per request."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
         C = "cues.yaml"
-        self.C = C
-        self.words = {k: v for k, v in lexicon.number_words().items()}
+        self.words = lexicon.number_words()
         self.article_numbers = lexicon.article_numbers()
         self.time_units = lexicon.time_units()
         self.units = lexicon.units()
         self.freq = lexicon.frequency_words()
         self.period_names = lexicon.period_names()
         self.severity_levels = list(lexicon.phrases(C, "severity_levels"))
-        self.qualifier_words = set(lexicon.phrases(C, "qualifiers"))
-        self.generic = set(lexicon.phrases("phrasing.yaml", "generic_services"))
+        self.qualifier_words = frozenset(lexicon.phrases(C, "qualifiers"))
+        self.generic = frozenset(lexicon.phrases("phrasing.yaml", "generic_services"))
+        self.suspicion = frozenset(lexicon.phrases(C, "suspicion"))
+        self.supplies = frozenset(lexicon.phrases("phrasing.yaml", "countable_supplies"))
+        number_words = sorted((w for w in self.words if w.replace(" ", "").isalpha() and w not in self.article_numbers),
+                              key=len, reverse=True)
+        alt = "|".join(r"\s+".join(map(re.escape, w.split())) for w in number_words)
+        self.number_re = rf"(?:\d+(?:\.\d+)?|(?:{alt})(?:-(?:{alt}))?)"
+        self.time_re = "|".join(sorted((re.escape(t) for t in self.time_units), key=len, reverse=True))
+        self.unit_alt = "|".join(sorted((r"\s+".join(map(re.escape, u.split())) for u in self.units), key=len, reverse=True))
+        self.freq_alt = "|".join(sorted((r"\s+".join(map(re.escape, f.split())) for f in self.freq), key=len, reverse=True))
+        tenure = lexicon.phrase_map(C, "tenure")
+        N, T = self.number_re, self.time_re
+        holder = rf"(?:(?:the|its|their|his|her|this)\s+)?(?:group\s+)?(?:{'|'.join(map(re.escape, tenure['contracts']))})"
+        self.tenure_re = re.compile(
+            rf"(?<![\w-])(?:(?:{'|'.join(map(re.escape, tenure['joined']))})\s+{holder}\s+(?P<n>{N})[\s-]+(?P<t>{T})\s+ago"
+            rf"|(?:{'|'.join(map(re.escape, tenure['insured']))})\s+(?:under|in|with|by|on)\s+{holder}\s+for\s+"
+            rf"(?P<more>more\s+than\s+|over\s+)?(?P<n2>{N})[\s-]+(?P<t2>{T}))(?![\w-])", re.I)
+        self.therapy_starts = "|".join(r"\s+".join(map(re.escape, w.split()))
+                                       for w in sorted(lexicon.phrases(C, "therapy_starts"), key=len, reverse=True))
+        raw_ages = lexicon.data[C].get("age_words", {})
+        self.age_words = {normalise(k): (str(v[0]), float(v[1])) for k, v in raw_ages.items()}
+
+
+class _Reader:
+    def __init__(self, text: str, lexicon: Lexicon, vocabulary: tuple[str, ...]) -> None:
+        self.text = text
+        self.lex = lexicon
+        self.vocabulary = vocabulary
+        self.flags: list[Flag] = []
+        self.C = "cues.yaml"
+        tables = lexicon.derived("facts.tables", _Tables)
+        self.tables = tables
+        self.words = tables.words
+        self.article_numbers = tables.article_numbers
+        self.time_units = tables.time_units
+        self.units = tables.units
+        self.freq = tables.freq
+        self.period_names = tables.period_names
+        self.severity_levels = tables.severity_levels
+        self.qualifier_words = tables.qualifier_words
+        self.generic = tables.generic
 
     def span(self, start: int, end: int) -> Span:
         return Span(start, end, self.text[start:end])
@@ -230,6 +280,7 @@ class _Reader:
         facts.extend(self._therapy_facts(mentions))
         facts.extend(self._measure_facts())
         facts.extend(self._age_facts())
+        facts.extend(self._tenure_facts())
         facts.extend(self._history_facts(mentions))
         facts.extend(self._quantity_facts())
         facts.extend(self._documentation_facts(mentions))
@@ -307,7 +358,7 @@ class _Reader:
 
     def _find_cues(self) -> _Cues:
         cues = _Cues()
-        suspicion = set(self.lex.phrases(self.C, "suspicion"))
+        suspicion = self.tables.suspicion
         hedges_b = [(s, e, normalise(self.clean[s:e]) in suspicion) for s, e in self._find("hedge_before")]
         hedges_a = [(s, e, normalise(self.clean[s:e]) in suspicion) for s, e in self._find("hedge_after")]
         taken = [(s, e) for s, e, _ in hedges_b + hedges_a]
@@ -505,8 +556,18 @@ class _Reader:
                              for s, e in history if e <= mod_start)
             is_documented = any(left <= s and s < right for s, e in documented)
             out.append(ConditionFact(m.name, m.status, NARRATIVE, self.span(m.start, m.end), certainty,
-                                     severity, qualifiers, is_documented, is_history))
+                                     severity, qualifiers, is_documented, is_history, within_days=self._window_after(m.end)))
         return out
+
+    def _window_after(self, pos: int) -> float | None:
+        """'... within the next four months' right after a mention: the window it is due in, in days."""
+        m = re.match(rf"\s*(?:within|in)\s+(?:the\s+next\s+)?(?P<n>{self._number_re()})[\s-]+(?P<t>{self._time_re()})(?![\w-])",
+                     self.clean[pos:], re.I)
+        if m is None:
+            return None
+        value = self._num_at(m.group("n"))
+        unit = self.time_units.get(normalise(m.group("t")))
+        return value * unit[1] if value is not None and unit is not None else None
 
     def _severity(self, words: list[str]) -> tuple[str, ...]:
         levels = self.severity_levels
@@ -558,8 +619,31 @@ class _Reader:
                 if negated:
                     out.append(TherapyFact(target.name, "present" if target.status == "present" else target.status,
                                            span, True, (), (status,)))
-                else:
+                    continue
+                # "X, including A and B, gave no relief": the course named with its parts failed as a whole
+                sentence = self._sentence_of(cue.start())
+                heads = [h for h in earlier[:-1] if self._sentence_of(h.start) == sentence
+                         and re.match(r"\s*,?\s*including\s", self.clean[h.end:cue.start()], re.I)]
+                if not heads:
                     out.append(TherapyFact(target.name, target.status, span, True, (status,), ()))
+                for head in heads:
+                    for i, fact in enumerate(out):
+                        if isinstance(fact, TherapyFact) and fact.span is not None and fact.span.start == head.start \
+                                and fact.therapy == head.name and status not in fact.statuses:
+                            outcome = self._outcome_in(left, right) if status == "failed" else fact.outcome
+                            out[i] = replace(fact, statuses=(*fact.statuses, status), outcome=outcome)
+        # "eight weeks of X, including A and B": A and B are parts of that course, as long as it
+        for i, fact in enumerate(out):
+            if not isinstance(fact, TherapyFact) or fact.duration_days is not None or fact.span is None:
+                continue
+            for course in out:
+                if isinstance(course, TherapyFact) and course.duration_days is not None and course.span is not None \
+                        and course.span.end <= fact.span.start \
+                        and self._sentence_of(course.span.start) == self._sentence_of(fact.span.start) \
+                        and re.fullmatch(r"\s*,?\s*including\s+(?:[^.;,]*?(?:,\s*|\s+and\s+))?",
+                                         self.clean[course.span.end:fact.span.start], re.I):
+                    out[i] = replace(fact, duration_days=course.duration_days)
+                    break
         out.extend(self._unknown_therapies(therapies))
         return out
 
@@ -587,13 +671,10 @@ class _Reader:
         return None
 
     def _number_re(self) -> str:
-        words = sorted((w for w in self.words if w.replace(" ", "").isalpha() and w not in self.article_numbers),
-                       key=len, reverse=True)
-        alt = "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
-        return rf"(?:\d+(?:\.\d+)?|(?:{alt})(?:-(?:{alt}))?)"
+        return self.tables.number_re
 
     def _time_re(self) -> str:
-        return "|".join(sorted((re.escape(t) for t in self.time_units), key=len, reverse=True))
+        return self.tables.time_re
 
     def _therapy_duration(self, m: _Mention, left: int, right: int) -> float | None:
         N, T = self._number_re(), self._time_re()
@@ -604,6 +685,18 @@ class _Reader:
             found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+(?P<t>{T})\s+(?:trial|course)\s+of\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
         if found is None:
             found = re.match(rf"^\s+(?:therapy\s+|treatment\s+)?for\s+(?P<n>{N})[\s-]+(?P<t>{T})\b", after, re.I)
+        if found is None:
+            # "X, four a day with self-adjusted doses, for six weeks" / "X (four a day) for five weeks" /
+            # "X with self-adjustment for four months": a short aside between the therapy and its length
+            _, s_end = self._sentence_of(m.start)
+            rest = self.clean[m.end:s_end]
+            found = re.match(rf"^(?:\s*,[^,;.]{{1,60}},|\s*\([^()]{{1,60}}\)|\s+with\s+(?:[a-z\-]+\s+){{0,3}}[a-z\-]+)?"
+                             rf"\s+for\s+(?P<n>{N})[\s-]+(?P<t>{T})\b", rest, re.I)
+        if found is None:
+            # "started X three weeks ago": the course so far
+            starts = self.tables.therapy_starts
+            if re.search(rf"(?<![\w-])(?:{starts})\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I):
+                found = re.match(rf"^\s+(?P<n>{N})[\s-]+(?P<t>{T})\s+ago\b", after, re.I)
         if found is None:
             return None
         value = self._num_at(found.group("n"))
@@ -638,8 +731,8 @@ class _Reader:
     def _measure_facts(self) -> list[Fact]:
         out: list[Fact] = []
         N = self._number_re()
-        unit_alt = "|".join(sorted((r"\s+".join(map(re.escape, u.split())) for u in self.units), key=len, reverse=True))
-        freq_alt = "|".join(sorted((r"\s+".join(map(re.escape, f.split())) for f in self.freq), key=len, reverse=True))
+        unit_alt = self.tables.unit_alt
+        freq_alt = self.tables.freq_alt
         count_words = {**{w: v for w, v in self.words.items()}, "single": 1.0, "a single": 1.0}
         for q in self.lex.find_quantities(self.clean, self.tokens):
             left, right = self._clause_bounds(q.start, stop_words=False)
@@ -660,10 +753,26 @@ class _Reader:
             bm = re.search(rf"(?<![\w-])(?P<n>(?:{N})(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?|single|a\s+single)"
                            rf"(?:\s+(?P<more>or\s+more|or\s+greater))?\s*(?P<u>{unit_alt})?"
                            rf"\s+(?:(?:of|daily|self-monitored|[a-z\-]+)\s+){{0,3}}$", before, re.I)
+            aside = None
+            if qdef.per is not None and not am and not bm:
+                # "multiple daily insulin injections, four a day" / "(three to five a day": a rate in an aside
+                _, s_end = self._sentence_of(q.start)
+                aside = re.match(rf"^\s*[,(]\s*(?P<n>{N})(?:\s+to\s+(?P<hi>{N}))?\s+(?P<f>{freq_alt})(?![\w-])",
+                                 self.clean[q.end:s_end], re.I)
             if am:
                 value = float(am.group("n"))
                 unit = self.units.get(normalise(am.group("u") or ""), "") if am.group("u") else ""
                 span_end = q.end + am.end()
+            elif aside:
+                value = self._num_at(aside.group("n"))
+                if aside.group("hi"):
+                    comparator = ">="  # a range: at least its low end
+                span_end = q.end + aside.end()
+                per_aside = Period(1.0, self.freq[normalise(aside.group("f"))])  # type: ignore[arg-type]
+                if value is not None and not self._another_value(q, span_start, span_end, True):
+                    out.append(MeasureFact(q.name, "unknown" if mention.status == "unknown" else "present",
+                                           self.span(span_start, span_end), value, comparator, qdef.unit, per_aside))
+                continue
             elif bm:
                 raw = normalise(bm.group("n"))
                 value = count_words.get(raw, None) if not _NUMBER_TOKEN.fullmatch(raw) else float(raw)
@@ -738,9 +847,24 @@ class _Reader:
                 out.append(AgeFact(float(value), self.span(tok.start, tok.end), "member", op))
         return out
 
+    def _tenure_facts(self) -> list[Fact]:
+        """'joined the group scheme ten months ago', 'insured under the contract for three years'."""
+        out: list[Fact] = []
+        for m in self.tables.tenure_re.finditer(self.clean):
+            value = self._num_at(m.group("n") or m.group("n2"))
+            unit = self.time_units.get(normalise(m.group("t") or m.group("t2")))
+            if value is None or unit is None:
+                continue
+            mention = _Mention("tenure", m.start(), m.end(), "tenure")
+            self._polarity(mention)
+            if mention.status != "present":
+                continue
+            comparator = ">=" if m.group("more") else "=="
+            out.append(TenureFact(value * unit[1], self.span(m.start(), m.end()), comparator))
+        return out
+
     def data_age_words(self) -> dict[str, tuple[str, float]]:
-        raw = self.lex.data[self.C].get("age_words", {})
-        return {normalise(k): (str(v[0]), float(v[1])) for k, v in raw.items()}
+        return self.tables.age_words
 
     def _period_text(self, text: str) -> Period | None:
         text = normalise(text)
@@ -818,6 +942,10 @@ class _Reader:
                 continue
             singular = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
             concept = self.lex.concept_named(" ".join(item_words))
+            countable = self.generic | self.tables.supplies
+            if concept is None and head not in countable and singular not in countable and \
+                    not any(v.split()[-1] in (head, singular) for v in self.vocabulary):
+                continue  # "two severe episodes in six months" counts events, not a supply of the service
             out.append(QuantityFact(concept or singular, value, period, self.span(m.start(), m.end())))
         return out
 
@@ -836,6 +964,18 @@ class _Reader:
             about, item = before[-1], after[0]
             status: Status = "unknown" if (about.status == "unknown" or item.status == "unknown") else item.status
             out.append(DocumentationFact(item.name, status, self.span(about.start, item.end), about.name))
+        forward = self.lex.pattern(self.lex.phrases(self.C, "evidence_forward"), "cue-evidence-forward")
+        for cue in forward.finditer(self.clean):
+            # "MRI confirms a tear": the test right before the cue, the finding after it, one clause
+            left, right = self._clause_bounds(cue.start(), stop_words=False)
+            tests = [m for m in mentions if left <= m.start and m.end <= cue.start() and m.domain == "service"
+                     and re.fullmatch(r"[\s\w'-]*", self.clean[m.end:cue.start()])]
+            found = [m for m in mentions if cue.end() <= m.start and m.end <= right and m.domain in ("condition", "free")]
+            if not tests or not found:
+                continue
+            item, about = tests[-1], found[0]
+            status = "unknown" if (about.status == "unknown" or item.status == "unknown") else about.status
+            out.append(DocumentationFact(item.name, status, self.span(item.start, about.end), about.name))
         for m in mentions:
             if m.domain == "service" and m.status == "unknown":
                 out.append(DocumentationFact(m.name, "unknown", self.span(m.start, m.end)))

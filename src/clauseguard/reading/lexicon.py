@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import yaml
 
@@ -26,6 +26,8 @@ CONCEPT_DOMAINS: Final[dict[str, str]] = {
     "services.yaml": "service",
 }
 
+_T = TypeVar("_T")
+_MEMO_LIMIT: Final = 50_000  # look-ups kept per lexicon before the memo starts afresh
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z0-9²]+(?:['’\-/][a-z0-9²]+)*|%|\$|£|€")
 
 
@@ -133,7 +135,11 @@ class _Trie:
 
 
 class Lexicon:
-    """The loaded lexicon: look-ups over every data file, and a fingerprint of their bytes."""
+    """The loaded lexicon: look-ups over every data file, and a fingerprint of their bytes.
+
+    What depends only on the data (phrase lists, patterns, the compiler's grammar) is built once per
+    instance and kept on it, never in a module global: two instances share no derived object.
+    """
 
     def __init__(self, files: Mapping[str, bytes]) -> None:
         self.files = dict(sorted(files.items()))
@@ -157,6 +163,9 @@ class Lexicon:
         self._concept_trie = _Trie()
         self._quantity_trie = _Trie()
         self._patterns: dict[tuple[str, ...], re.Pattern[str]] = {}
+        self._derived: dict[str, Any] = {}
+        self._named: dict[tuple[str, str], str | None] = {}  # (trie, phrase) -> name: look-ups are pure
+        self._by_code: dict[tuple[str, str], tuple[str, ...]] = {}
         self._load_concepts()
         self._load_quantities()
         self._ancestors: dict[str, frozenset[str]] = {}
@@ -278,10 +287,17 @@ class Lexicon:
 
     def concept_named(self, phrase: str) -> str | None:
         """The concept a whole phrase names (a term or its other number), else None."""
-        return self._exact(self._concept_trie, phrase)
+        return self._remember(("concept", phrase), self._concept_trie)
 
     def quantity_named(self, phrase: str) -> str | None:
-        return self._exact(self._quantity_trie, phrase)
+        return self._remember(("quantity", phrase), self._quantity_trie)
+
+    def _remember(self, key: tuple[str, str], trie: _Trie) -> str | None:
+        if key not in self._named:
+            if len(self._named) >= _MEMO_LIMIT:
+                self._named.clear()  # phrases come from requests too: the memo stays bounded
+            self._named[key] = self._exact(trie, key[1])
+        return self._named[key]
 
     @staticmethod
     def _exact(trie: _Trie, phrase: str) -> str | None:
@@ -311,7 +327,14 @@ class Lexicon:
 
     def conditions_for_code(self, code: str) -> tuple[str, ...]:
         """The most specific conditions whose ICD-10-CM family holds `code` (E10.9 -> type 1 diabetes)."""
-        code = code.upper()
+        key = ("dx", code.upper())
+        if len(self._by_code) >= _MEMO_LIMIT:
+            self._by_code.clear()
+        if key not in self._by_code:
+            self._by_code[key] = self._conditions_for_code(key[1])
+        return self._by_code[key]
+
+    def _conditions_for_code(self, code: str) -> tuple[str, ...]:
         best: list[tuple[int, str]] = []
         for concept in self.concepts.values():
             for family in concept.icd10:
@@ -328,71 +351,126 @@ class Lexicon:
 
     def services_for_code(self, code: str) -> tuple[str, ...]:
         """Services (and therapies) billed under a procedure code; empty when the lexicon lacks it."""
-        code = code.upper()
+        key = ("px", code.upper())
+        if len(self._by_code) >= _MEMO_LIMIT:
+            self._by_code.clear()
+        if key not in self._by_code:
+            self._by_code[key] = self._services_for_code(key[1])
+        return self._by_code[key]
+
+    def _services_for_code(self, code: str) -> tuple[str, ...]:
         names = [c.name for c in self.concepts.values() if code in c.codes]
         narrowest = {n for n in names if not any(o != n and self.is_a(o, n) for o in names)}
         return tuple(sorted(narrowest))
 
+    # --- derived data, built once per instance ---------------------------------------------
+
+    def derived(self, name: str, build: Callable[[Lexicon], _T]) -> _T:
+        """`build(self)`, computed on first use and kept on this instance (it depends only on the data)."""
+        found = self._derived.get(name)
+        if found is None:
+            found = build(self)
+            self._derived[name] = found
+        return found  # type: ignore[no-any-return]
+
     # --- numbers, units, phrases -----------------------------------------------------------
+    # Look-ups return fresh dicts (callers may keep or change them) over a table built once.
 
     def number_words(self) -> dict[str, float]:
-        words = self._section("numbers.yaml", "words")
-        return {normalise(str(k)): float(v) for k, v in words.items()}
+        return dict(self.derived("number_words", lambda lex: {
+            normalise(str(k)): float(v) for k, v in lex._section("numbers.yaml", "words").items()}))
 
     def times_words(self) -> dict[str, float]:
-        return {normalise(str(k)): float(v) for k, v in self._section("numbers.yaml", "times").items()}
+        return dict(self.derived("times_words", lambda lex: {
+            normalise(str(k)): float(v) for k, v in lex._section("numbers.yaml", "times").items()}))
 
     def article_numbers(self) -> frozenset[str]:
-        return frozenset(normalise(str(w)) for w in self.data["numbers.yaml"].get("article_numbers", ()))
+        return self.derived("article_numbers", lambda lex: frozenset(
+            normalise(str(w)) for w in lex.data["numbers.yaml"].get("article_numbers", ())))
 
     def units(self) -> dict[str, str]:
         """Written unit form -> canonical unit."""
-        out: dict[str, str] = {}
-        for unit, forms in self._section("measures.yaml", "units").items():
-            for form in forms:
-                out[normalise(str(form))] = str(unit)
-        return out
+        def build(lex: Lexicon) -> dict[str, str]:
+            out: dict[str, str] = {}
+            for unit, forms in lex._section("measures.yaml", "units").items():
+                for form in forms:
+                    out[normalise(str(form))] = str(unit)
+            return out
+        return dict(self.derived("units", build))
 
     def time_units(self) -> dict[str, tuple[str, float]]:
         """Written time unit -> (canonical unit, length in days)."""
-        out: dict[str, tuple[str, float]] = {}
-        for unit, spec in self._section("measures.yaml", "time_units").items():
-            for form in spec["terms"]:
-                out[normalise(str(form))] = (str(unit), float(spec["days"]))
-        return out
+        def build(lex: Lexicon) -> dict[str, tuple[str, float]]:
+            out: dict[str, tuple[str, float]] = {}
+            for unit, spec in lex._section("measures.yaml", "time_units").items():
+                for form in spec["terms"]:
+                    out[normalise(str(form))] = (str(unit), float(spec["days"]))
+            return out
+        return dict(self.derived("time_units", build))
 
     def period_names(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for unit, forms in self._section("measures.yaml", "periods").items():
-            for form in forms:
-                out[normalise(str(form))] = str(unit)
-        return out
+        def build(lex: Lexicon) -> dict[str, str]:
+            out: dict[str, str] = {}
+            for unit, forms in lex._section("measures.yaml", "periods").items():
+                for form in forms:
+                    out[normalise(str(form))] = str(unit)
+            return out
+        return dict(self.derived("period_names", build))
+
+    def currencies(self) -> dict[str, str]:
+        """Written currency form ("£", "gbp", "pounds") -> currency code ("GBP")."""
+        def build(lex: Lexicon) -> dict[str, str]:
+            out: dict[str, str] = {}
+            for code, forms in lex.data["measures.yaml"].get("currencies", {}).items():
+                for form in forms:
+                    out[normalise(str(form))] = str(code)
+            return out
+        return dict(self.derived("currencies", build))
 
     def frequency_words(self) -> dict[str, str]:
-        return {normalise(str(k)): str(v["per"]) for k, v in self._section("measures.yaml", "frequency_words").items()}
+        return dict(self.derived("frequency_words", lambda lex: {
+            normalise(str(k)): str(v["per"]) for k, v in lex._section("measures.yaml", "frequency_words").items()}))
 
     def phrases(self, file: str, *path: str) -> tuple[str, ...]:
         """A list of phrases from a cue or phrasing file, e.g. phrases("cues.yaml", "hedge")."""
+        key = "phrases:" + file + ":" + ".".join(path)
+        found = self._derived.get(key)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
         node: Any = self.data.get(file)
-        for key in path:
-            if not isinstance(node, dict) or key not in node:
+        for part in path:
+            if not isinstance(node, dict) or part not in node:
                 raise LexiconError(f"lexicon {file}: no {'.'.join(path)}")
-            node = node[key]
+            node = node[part]
         if not isinstance(node, list):
             raise LexiconError(f"lexicon {file}: {'.'.join(path)} must be a list of phrases")
-        return tuple(normalise(str(p)) for p in node)
+        out = tuple(normalise(str(p)) for p in node)
+        self._derived[key] = out
+        return out
 
     def phrase_map(self, file: str, *path: str) -> dict[str, tuple[str, ...]]:
         """A mapping of label -> phrases, e.g. phrase_map("phrasing.yaml", "effects")."""
-        node: Any = self.data.get(file)
-        for key in path:
-            node = node[key] if isinstance(node, dict) and key in node else None
-        if not isinstance(node, dict):
-            raise LexiconError(f"lexicon {file}: {'.'.join(path)} must be a mapping")
-        return {str(k): tuple(normalise(str(p)) for p in v) for k, v in node.items()}
+        key = "phrase_map:" + file + ":" + ".".join(path)
+        found = self._derived.get(key)
+        if found is None:
+            node: Any = self.data.get(file)
+            for part in path:
+                node = node[part] if isinstance(node, dict) and part in node else None
+            if not isinstance(node, dict):
+                raise LexiconError(f"lexicon {file}: {'.'.join(path)} must be a mapping")
+            found = {str(k): tuple(normalise(str(p)) for p in v) for k, v in node.items()}
+            self._derived[key] = found
+        return dict(found)
 
     def pattern(self, phrases: Iterable[str], key: str | None = None) -> re.Pattern[str]:
-        """A case-insensitive regex matching any phrase on word boundaries, longest first."""
+        """A case-insensitive regex matching any phrase on word boundaries, longest first.
+
+        With a `key`, the pattern is built on the first call and later calls with that key reuse it
+        (callers pass the same phrases for the same key)."""
+        if key:
+            keyed = self._patterns.get((key,))
+            if keyed is not None:
+                return keyed
         items = tuple(sorted(set(phrases), key=lambda p: (-len(p), p)))
         cache_key = (key,) if key else items
         found = self._patterns.get(cache_key)
@@ -420,7 +498,10 @@ def default_lexicon() -> Lexicon:
 
 
 def load_lexicon(path: Path | None = None) -> Lexicon:
-    """The shipped lexicon, or the `*.yaml` files of a folder (for tests and local extensions)."""
+    """A lexicon of its own, loaded afresh: the shipped files, or the `*.yaml` files of a folder.
+
+    It shares no object or cache with `default_lexicon()` (the cold verifier relies on that); load it
+    once and keep it, since every instance builds its own derived tables."""
     if path is None:
-        return default_lexicon()
+        return Lexicon(_package_files())
     return Lexicon({p.name: p.read_bytes() for p in sorted(path.glob("*.yaml"))})

@@ -27,8 +27,10 @@ Certainty = Literal["suspected", "high_probability", "stated", "confirmed"]
 TreatmentStatus = Literal["treated", "failed", "intolerant", "contraindicated"]
 TimeUnit = Literal["day", "week", "month", "year"]
 PeriodUnit = Literal[
-    "day", "week", "month", "year", "calendar_year", "contract_year", "policy_year", "benefit_year", "lifetime"
+    "day", "week", "month", "year", "calendar_year", "contract_year", "policy_year", "benefit_year", "lifetime",
+    "session", "episode",
 ]
+"""A counting window: a length of time, or an occasion ("per operative session", "per episode of care")."""
 AgeOf = Literal["member", "onset"]
 AmendmentAction = Literal["waive", "keep", "replace", "add"]
 
@@ -98,9 +100,12 @@ class Condition(Atom):
     documented: bool = False
     history: bool = False  # "a history of X": a past episode counts
     qualifiers: tuple[str, ...] = ()  # e.g. ("active",), ("uncomplicated",)
+    within: Period | None = None  # an expected or planned condition, due within this window
 
     @property
     def label(self) -> str:
+        if self.within is not None:
+            return f"{dataclasses.replace(self, within=None).label} within {self.within.label}"
         words = []
         if self.certainty == "confirmed":
             words.append("confirmed")
@@ -112,8 +117,9 @@ class Condition(Atom):
             words.append("history of")
         if self.severity:
             words.append(_severity_text(self.severity))
-        words.extend(self.qualifiers)
+        words.extend(q for q in self.qualifiers if " " not in q)
         words.append(self.concept)
+        words.extend(q for q in self.qualifiers if " " in q)  # "in the same compartment" follows the concept
         return " ".join(words)
 
 
@@ -198,6 +204,37 @@ class Count(Atom):
     @property
     def label(self) -> str:
         return f"{self.item} {self.comparator} {_num_text(self.value)} per {self.per.label}"
+
+
+@dataclass(frozen=True)
+class Tenure(Atom):
+    """How long the member has been insured under the contract on the date of the service: a waiting
+    period ("payable only after twelve months from joining") or a qualifying period of cover."""
+
+    kind: ClassVar[str] = "tenure"
+    comparator: Comparator
+    value: float
+    unit: TimeUnit
+
+    @property
+    def label(self) -> str:
+        return f"insured for {self.comparator} {_num_text(self.value)} {self.unit}(s)"
+
+
+@dataclass(frozen=True)
+class Amount(Atom):
+    """A money amount compared with a cap: up to GBP 200 per insured person in any 24-month period."""
+
+    kind: ClassVar[str] = "amount"
+    currency: str
+    comparator: Comparator
+    value: float
+    per: Period | None = None
+
+    @property
+    def label(self) -> str:
+        per = f" per {self.per.label}" if self.per else ""
+        return f"amount {self.comparator} {self.currency} {_num_text(self.value)}{per}"
 
 
 @dataclass(frozen=True)
@@ -290,10 +327,10 @@ class Routing:
 
 Node = Union[  # noqa: UP007 - a runtime alias the JSON reader dispatches on
     AllOf, AnyOf, Not, Waiver, Routing,
-    Condition, Measure, Duration, Treatment, Age, Count, Documentation, Service, Designation,
+    Condition, Measure, Duration, Treatment, Age, Count, Tenure, Amount, Documentation, Service, Designation,
 ]
 ATOM_TYPES: Final[tuple[type[Atom], ...]] = (
-    Condition, Measure, Duration, Treatment, Age, Count, Documentation, Service, Designation,
+    Condition, Measure, Duration, Treatment, Age, Count, Tenure, Amount, Documentation, Service, Designation,
 )
 NODE_TYPES: Final[tuple[type, ...]] = (AllOf, AnyOf, Not, Waiver, Routing, *ATOM_TYPES)
 _BY_KIND: Final[dict[str, type]] = {t.kind: t for t in NODE_TYPES}  # type: ignore[attr-defined]
@@ -347,6 +384,7 @@ class Amendment:
     span: Span
     targets: tuple[str, ...] = ()  # document ids the rider names
     replacement: Node | None = None
+    population: Node | None = None  # only for this population ("a member with type 1 diabetes ...")
 
 
 @dataclass(frozen=True)
@@ -401,6 +439,7 @@ def all_atoms(criteria: Criteria) -> Iterator[Atom]:
         yield statement.subject
     for amendment in criteria.amendments:
         yield from iter_atoms(amendment.replacement)
+        yield from iter_atoms(amendment.population)
 
 
 def map_atoms(node: Node | None, fn: Callable[[Atom], Node]) -> Node | None:
@@ -456,7 +495,8 @@ def renumber(criteria: Criteria) -> Criteria:
         dataclasses.replace(d, subject=fresh_service(d.subject)) for d in criteria.designations
     )
     amendments = tuple(
-        dataclasses.replace(a, replacement=map_atoms(a.replacement, fresh)) for a in criteria.amendments
+        dataclasses.replace(a, replacement=map_atoms(a.replacement, fresh), population=map_atoms(a.population, fresh))
+        for a in criteria.amendments
     )
 
     def fix(node: Node | None) -> Node | None:
