@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint clean
+.PHONY: demo test install lint clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,18 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/clauseguard demo
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
+
+# The page's browser tests drive Debian's chromium headless (never a browser Playwright downloads).
+# Installed when missing; under CI=true a browser that cannot be installed fails the run.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium; } \
+	  || { echo "error: could not install chromium (apt-get install -y chromium)"; [ "$$CI" != "true" ]; }; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

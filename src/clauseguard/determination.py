@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from clauseguard.corpus.model import Clause, Corpus, Document, Version
 from clauseguard.corpus.store import CorpusStore
@@ -28,6 +28,12 @@ from clauseguard.requests import DeterminationRequest
 from clauseguard.retrieval import RetrievalIndex, aspect_of, best_ineligible, retrieve
 from clauseguard.verify import ColdVerifier, VerifyContext
 from clauseguard.versions import Eligibility, eligibility, governing_documents_for_code, version_in_effect
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from clauseguard.models import ModelRun
+    from clauseguard.reading.facts import Fact
 
 OUTCOMES: Final = {"covered": "COVERED", "not_covered": "NOT_COVERED"}
 # Words by which a request names a FAQ as its source (the design's list), besides its id and title.
@@ -142,15 +148,21 @@ class Read:
 
 
 def read(
-    res: Resolution, req: DeterminationRequest, pf: Preflight, lexicon: Lexicon, cache: CompiledCache
+    res: Resolution, req: DeterminationRequest, pf: Preflight, lexicon: Lexicon, cache: CompiledCache,
+    *, model_criteria: Mapping[str, Criteria] | None = None, extra_facts: Sequence[Fact] = (),
 ) -> Read:
-    """Compile the governing clauses, read the facts, apply riders and designations, decide."""
+    """Compile the governing clauses, read the facts, apply riders and designations, decide.
+    `model_criteria` and `extra_facts`: what a model read, already checked (clauseguard.models)."""
     compiled = {g.clause.id: cache.get(g.clause, lexicon) for g in [*res.base, *res.riders, *res.faqs]}
+    if model_criteria:
+        compiled.update(model_criteria)
     criteria = [c for c in compiled.values() if isinstance(c, Criteria)]
     facts = read_facts(
         pf.narrative.fact_text, tuple(c.strip() for c in req.diagnosis_codes),
         tuple(c.strip() for c in req.procedure_codes), lexicon, vocabulary_of(criteria, lexicon),
     )
+    if extra_facts:
+        facts = replace(facts, facts=facts.facts + tuple(extra_facts))
     overrides: dict[str, list[Override]] = {}
     for rider in res.riders:
         rider_criteria = compiled[rider.clause.id]
@@ -320,8 +332,10 @@ def determine(
     cache: CompiledCache,
     verifier: ColdVerifier,
     fault: Any = None,
+    assist: ModelRun | None = None,
 ) -> dict[str, Any]:
-    """The design's determination answer (ids, timings and audit are the engine's)."""
+    """The design's determination answer (ids, timings and audit are the engine's). `assist`: the
+    model's run for this determination when a model is configured (it reads, phrases, never decides)."""
     pf = preflight(req, corpus)
     flags = [{"kind": "instruction", "text": f} for f in pf.narrative.flags]
     empty: dict[str, Any] = {
@@ -342,6 +356,9 @@ def determine(
         return _response(decision, {**empty, "retrieved": retrieved, "excluded": excluded}, [])
 
     rd = read(res, req, pf, lexicon, cache)
+    if assist is not None:
+        rd = assist.reread(rd, res, pf, lambda **kw: read(res, req, pf, lexicon, cache, **kw),
+                           lambda g: cache.get(g.clause, lexicon))
     conflicts, shown_conflicts = conflicts_of(res, rd, req)
     citations = citations_of(res, rd)
     if fault is not None:
@@ -370,11 +387,14 @@ def determine(
         Reason("criterion_not_compiled", f"clause {cid} could not be read in full: {rd.refused[cid].message}")
         for cid in rd.decision.unreadable if cid in rd.refused
     )
-    decision = decide(GateInput(
+    gate_input = GateInput(
         refusals=tuple(refusals),
         citations=tuple(CheckedCitation(c["clause_id"], c["checks"]) for c in citations),
         conflicts=tuple(conflicts), uncompiled=uncompiled, outcome=outcome,  # type: ignore[arg-type]
-    ))
+    )
+    decision = decide(gate_input)
+    if assist is not None:
+        decision = assist.settle(gate_input, citations)
     body = {
         "citations": [{k: c[k] for k in ("clause_id", "quote", "statement", "checks")} for c in citations],
         "criteria": criteria_of(rd, pf),
@@ -384,7 +404,10 @@ def determine(
         "retrieved": retrieved,
         "flags": flags + [{"kind": f.kind, "text": f.message} for f in rd.facts.flags if f.kind != "instruction"],
     }
-    return _response(decision, body, citations)
+    response = _response(decision, body, citations)
+    if assist is not None:
+        assist.finish(response, citations)
+    return response
 
 
 def _response(decision: GateDecision, body: dict[str, Any], citations: list[dict[str, Any]]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from clauseguard import faults
 from clauseguard.audit import AuditLog, append_trace, digest
@@ -37,6 +37,9 @@ from clauseguard.search import search as run_search
 from clauseguard.verify import ColdVerifier
 from clauseguard.versions import attached_riders, version_in_effect
 
+if TYPE_CHECKING:
+    from clauseguard.models import ModelAssist, ModelConfig
+
 ENGINE_VERSION: Final = "1"
 
 
@@ -58,6 +61,7 @@ class Engine:
     opened: Opened
     settings: Settings = field(default_factory=Settings)
     log: bool = True  # replay recomputes without appending to the audit log
+    model: ModelConfig | None = None  # optional model backend (clauseguard.models); None: rules alone
 
     @property
     def corpus(self) -> Corpus:
@@ -69,7 +73,19 @@ class Engine:
 
     @property
     def knobs(self) -> dict[str, Any]:
-        return self.settings.knobs()
+        knobs = self.settings.knobs()
+        if self.model is not None:
+            knobs["model"] = self.model.knobs()
+        return knobs
+
+    @cached_property
+    def models(self) -> ModelAssist | None:
+        """The model's long-lived part (clients, cached readings, spend), when one is configured."""
+        if self.model is None:
+            return None
+        from clauseguard.models import ModelAssist
+
+        return ModelAssist(self.model)
 
     @cached_property
     def index(self) -> RetrievalIndex:
@@ -120,15 +136,18 @@ class Engine:
         """A structured case -> gate, outcome, verified citations, criteria mapped to facts (design)."""
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
         started = time.perf_counter()
+        assist = self.models.start() if self.models is not None else None
         response = run_determination(
             parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
-            cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(),
+            cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(), assist=assist,
         )
+        if assist is not None and "model" not in response:  # a HALT, or no governing document: nothing to read
+            assist.finish(response, [])
         engine_s = time.perf_counter() - started
         redacted = redacted_request(parsed)
         response["assertion_id"] = "as-" + self._ids("determination", redacted)
         response["trace_id"] = "tr-" + self._ids("determination-trace", redacted)
-        response["timings"] = {"engine_s": round(engine_s, 6)}
+        response["timings"] = {"engine_s": round(engine_s, 6), **response.get("timings", {})}
         self._log("determination", redacted, response, {"engine_s": round(engine_s, 6)})
         return response
 

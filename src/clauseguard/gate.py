@@ -90,7 +90,7 @@ def decide(inp: GateInput) -> GateDecision:
         return GateDecision("HALT", INSUFFICIENT, inp.halts)
     if not inp.refusals and inp.outcome is None and inp.uncompiled:
         # The governing text exists but could not be read: a human reads it; there is no outcome yet.
-        return GateDecision("REVIEW", INSUFFICIENT, inp.uncompiled)
+        return GateDecision("REVIEW", INSUFFICIENT, inp.uncompiled + inp.budget)
     if inp.refusals or inp.outcome is None or inp.outcome == INSUFFICIENT:
         refusals = inp.refusals or (Reason("no_decision", "no clause decides this request"),)
         return GateDecision("REFUSE", INSUFFICIENT, refusals)

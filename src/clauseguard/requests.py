@@ -51,6 +51,14 @@ class SearchRequest(_Request):
     effective_date: Annotated[RequestDate | None, Field(strict=False)] = None
     threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0, strict=False)
     k: int = Field(default=DEFAULT_K, ge=1, le=MAX_K)
+    codes: tuple[str, ...] = ()  # optional: only documents governing these codes are searched
+
+    @model_validator(mode="before")
+    @classmethod
+    def _codes_as_tuple(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("codes"), list):
+            data = {**data, "codes": tuple(data["codes"])}
+        return data
 
     @model_validator(mode="after")
     def _one_target(self) -> SearchRequest:

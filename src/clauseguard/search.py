@@ -31,6 +31,7 @@ from clauseguard.versions import (
     Eligibility,
     eligibility,
     eligibility_under_terms,
+    governing_documents_for_code,
     governing_terms,
     plan_documents,
     policy_terms_version,
@@ -200,7 +201,46 @@ def search(
             "answer": sentence[0].upper() + sentence[1:] + ".",
         }
 
-    return {**base, **answer_over(index, store, parts, target.eligibility, request.threshold, request.k)}
+    scope: Scope = target.eligibility
+    codes = tuple(dict.fromkeys(c.strip() for c in request.codes if c.strip()))
+    if codes:
+        scope = GoverningCodes.of(corpus, target.eligibility, codes)
+        base["codes"] = list(codes)
+        base["governing_documents"] = sorted(scope.documents)
+    return {**base, **answer_over(index, store, parts, scope, request.threshold, request.k)}
+
+
+@dataclass(frozen=True)
+class GoverningCodes:
+    """An eligibility narrowed, before ranking, to the documents (and their riders) that govern some codes."""
+
+    base: Eligibility
+    documents: frozenset[str]
+    codes: tuple[str, ...]
+    document_of: dict[str, str]
+
+    @classmethod
+    def of(cls, corpus: Corpus, base: Eligibility, codes: tuple[str, ...]) -> GoverningCodes:
+        documents = {
+            d.id for code in codes for d in governing_documents_for_code(corpus, base.payer_id, code, base.plan_id)
+        }
+        documents |= {d.id for d in corpus.documents if d.kind == "rider" and set(d.overrides) & documents}
+        document_of = {c.id: d.id for d in corpus.documents for v in d.versions for c in v.clauses}
+        return cls(base, frozenset(documents), codes, document_of)
+
+    @property
+    def day(self) -> date:
+        return self.base.day
+
+    @property
+    def eligible(self) -> tuple[str, ...]:
+        return tuple(c for c in self.base.eligible if self.document_of[c] in self.documents)
+
+    def reason(self, clause_id: str) -> str | None:
+        why = self.base.reason(clause_id)
+        if why is None and self.document_of.get(clause_id) not in self.documents:
+            return f"does not govern {', '.join(self.codes)}"
+        return why
 
 
 class Scope(Protocol):

@@ -110,13 +110,15 @@ def suite_name(case_files: Sequence[Path | str]) -> str:
     return "+".join(sorted(f"{p.resolve().parent.name}-{p.stem}" for p in paths))
 
 
-def default_baseline_path(case_files: Sequence[Path | str], cwd: Path | None = None) -> Path:
-    """`evals/baselines/<name>.json` under the `evals/` folder that holds the first case file, else under the working directory."""
+def default_baseline_path(case_files: Sequence[Path | str], cwd: Path | None = None, model: str | None = None) -> Path:
+    """`evals/baselines/<name>.json` under the `evals/` folder that holds the first case file, else under the working directory;
+    a run with a model gets `<name>@<model label>.json`, so it never overwrites the deterministic baseline."""
+    name = suite_name(case_files) + (f"@{model}" if model else "")
     first = Path(case_files[0]).resolve()
     for parent in first.parents:
         if parent.name == "evals":
-            return parent / "baselines" / f"{suite_name(case_files)}.json"
-    return (cwd or Path.cwd()) / "evals" / "baselines" / f"{suite_name(case_files)}.json"
+            return parent / "baselines" / f"{name}.json"
+    return (cwd or Path.cwd()) / "evals" / "baselines" / f"{name}.json"
 
 
 @dataclass(frozen=True)

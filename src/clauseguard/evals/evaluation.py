@@ -14,6 +14,7 @@ from typing import Any
 from clauseguard.corpus.model import Corpus
 from clauseguard.errors import ClauseguardError
 from clauseguard.evals.baseline import (
+    BaselineError,
     Diff,
     baseline_document,
     diff_against,
@@ -69,7 +70,25 @@ def run_checked(checked: Checked, engine: EngineLike, on_done: Callable[[Run], N
             f"{checked.facts.fingerprint}; build the engine from the same --corpus"
         )
     runs = run_cases(checked.valid_cases, engine, on_done=on_done)
-    return build_scorecard(checked.suite, runs, checked.invalid, checked.facts)
+    scored = build_scorecard(checked.suite, runs, checked.invalid, checked.facts)
+    model = dict(engine.knobs).get("model")
+    if model:  # a model run says which model, with which settings, and what it did in total
+        per_case = scored.document.pop("per_case")
+        rows = [r["model"] for r in per_case if isinstance(r.get("model"), dict)]
+        scored.document["model"] = {
+            **model,
+            "accepted": sum(r["accepted"] for r in rows), "rejected": sum(r["rejected"] for r in rows),
+            "cases_using_model_output": sum(r["used"] for r in rows),
+            "usd": round(sum(float(r["usd"] or 0.0) for r in rows), 6),
+        }
+        scored.document["per_case"] = per_case
+    return scored
+
+
+def model_label(engine: EngineLike) -> str | None:
+    """The configured model's label (a model run's baseline file carries it), or None without a model."""
+    model = dict(engine.knobs).get("model")
+    return str(model.get("label")) if isinstance(model, dict) and model.get("label") else None
 
 
 def compare(scorecard: dict[str, Any], engine: EngineLike, baseline_path: Path) -> Diff:
@@ -84,6 +103,15 @@ def compare(scorecard: dict[str, Any], engine: EngineLike, baseline_path: Path) 
 
 
 def save_baseline(scorecard: dict[str, Any], engine: EngineLike, baseline_path: Path, case_files: Sequence[Path | str]) -> None:
+    """Write the run as the baseline; never over a baseline made with another model (or with none)."""
+    try:
+        before = ((read_baseline(baseline_path).get("knobs") or {}).get("model") or {}).get("label")
+    except BaselineError:  # none yet, or one that cannot be read: --set-baseline writes it afresh
+        before = model_label(engine)
+    if before != model_label(engine):
+        made = f"with model {before}" if before else "without a model"
+        raise BaselineError(f"{baseline_path} was made {made}; a run with another model never overwrites it "
+                            "(give another --baseline, or leave it out for the model's own file)")
     write_baseline(
         baseline_path,
         baseline_document(

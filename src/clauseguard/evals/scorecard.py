@@ -241,9 +241,31 @@ def _determination_row(s: DeterminationScore) -> dict[str, Any]:
         "missed_review": s.missed_review,
         "engine_s": round(s.run.engine_s, SECONDS_DIGITS),
     }
+    model = (s.run.answer or {}).get("model")
+    if isinstance(model, Mapping):  # only when a model was configured
+        row["model"] = model_row(model, s.run.answer or {})
     if s.run.error is not None:
         row["error"] = s.run.error
     return row
+
+
+def model_row(model: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any]:
+    """Per case, what a model contributed: outputs accepted (by role) and rejected (with why),
+    whether any was used, its cost and its time (the answer's `timings.model_s`)."""
+    found, times = model.get("accepted"), answer.get("timings")
+    accepted: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    timings: Mapping[str, Any] = times if isinstance(times, Mapping) else {}
+    rejected = _entries(model.get("rejected"))
+    return {
+        "used": bool(model.get("used")),
+        "accepted": sum(v for v in accepted.values() if isinstance(v, int)),
+        "accepted_by_role": dict(accepted),
+        "rejected": len(rejected),
+        "rejections": [f"{r.get('role')} {r.get('subject')}: {r.get('why')}" for r in rejected],
+        "notice": model.get("notice"),
+        "usd": model.get("usd", 0.0),
+        "latency_s": timings.get("model_s"),
+    }
 
 
 # --- searches ----------------------------------------------------------------------------------

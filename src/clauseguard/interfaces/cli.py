@@ -22,8 +22,9 @@ from clauseguard.corpus.sources import Opened, open_corpus
 from clauseguard.corpus.stats import corpus_stats
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError, CorpusError
-from clauseguard.interfaces import eval_commands, ingest_commands
+from clauseguard.interfaces import eval_commands, ingest_commands, serve_commands
 from clauseguard.interfaces.render import render_compare, render_determination, render_search
+from clauseguard.models.config import from_environment as model_from_environment
 from clauseguard.requests import (
     DEFAULT_K,
     DEFAULT_THRESHOLD,
@@ -42,10 +43,14 @@ app = typer.Typer(
 )
 corpus_app = typer.Typer(help="Validate, describe and export a corpus.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
+model_app = typer.Typer(help="The optional model backend: status of the configured model.", no_args_is_help=True)
+app.add_typer(model_app, name="model")
 
 out = Console(highlight=False, soft_wrap=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+MODEL_HELP = ("Model for this command only: PROVIDER:MODEL[@BASE_URL] (openai-compatible, ollama, anthropic), "
+              "or 'none'. Default: CLAUSEGUARD_MODEL_PROVIDER / CLAUSEGUARD_MODEL / CLAUSEGUARD_MODEL_BASE_URL.")
 
 
 @dataclass
@@ -62,9 +67,10 @@ class Options:
             self._opened = open_corpus(self.corpus, self.store)
         return self._opened
 
-    def engine(self) -> Engine:
+    def engine(self, model: str | None = None, *, with_model: bool = False) -> Engine:
+        """The engine; `with_model` adds the configured model (the environment, `model` overriding it)."""
         if self._engine is None:
-            self._engine = Engine(self.opened())
+            self._engine = Engine(self.opened(), model=model_from_environment(model) if with_model else None)
         return self._engine
 
 
@@ -233,13 +239,14 @@ def ask_command(
     dx: Annotated[list[str] | None, typer.Option("--dx", help="Diagnosis code (ICD-10-CM); repeat for several.")] = None,
     narrative: Annotated[str, typer.Option("--narrative", help="Clinical narrative (treated as data).")] = "",
     as_json: JsonFlag = False,
+    model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
 ) -> None:
     """A structured determination: gate, outcome, verified citations, every criterion mapped to a fact."""
     request = parse_request(DeterminationRequest, {
         "payer_id": payer, "plan_id": plan, "procedure_codes": list(code or []), "diagnosis_codes": list(dx or []),
         "as_of_date": as_of, "narrative": narrative, "question": question,
     })
-    response = _options(ctx).engine().determine(request)
+    response = _options(ctx).engine(model, with_model=True).determine(request)
     if as_json:
         print_json(response)
     else:
@@ -311,8 +318,41 @@ def demo_command(ctx: typer.Context) -> None:
             render_timeline(engine.versions(doc.id))
 
 
-eval_commands.register(app, lambda ctx: _options(ctx).engine())
+# ----------------------------------------------------------------------------- model
+
+
+@model_app.command("status")
+def model_status_command(
+    model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """The configured model, whether it answers, and the budget left (never shows a key)."""
+    from clauseguard.models import model_status
+
+    status = model_status(model)
+    if as_json:
+        print_json(status)
+        return
+    if not status["configured"]:
+        out.print(status["detail"])
+        return
+    style = "green" if status["reachable"] else "red"
+    out.print(f"[bold]{status['provider']}:{status['model']}[/bold] at {status['base_url']} — "
+              f"[{style}]{'reachable' if status['reachable'] else 'not reachable'}[/]; API key {status['api_key']}")
+    for check in status["endpoints"]:
+        out.print(f"  {check['model']}: {check['detail']}")
+    for role, settings in status["roles"].items():
+        out.print(f"  {role}: {'on' if settings['enabled'] else 'off'} — {settings['model']}")
+    budget = status["budget"]
+    left = "no monthly budget" if budget["budget_usd"] is None else f"${budget['remaining_usd']} of ${budget['budget_usd']} left"
+    out.print(f"  spent ${budget['spent_usd']} in {budget['month']}; {left}; price {status['price']['source']}")
+
+
+eval_commands.register(
+    app, lambda ctx: _options(ctx).engine(ctx.meta.get(eval_commands.MODEL_META_KEY), with_model=True)
+)
 ingest_commands.register(app, corpus_app)
+serve_commands.register(app)
 
 
 # ----------------------------------------------------------------------------- entry point

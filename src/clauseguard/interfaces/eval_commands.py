@@ -23,7 +23,15 @@ from clauseguard.corpus.loader import DEMO, load_demo, load_path
 from clauseguard.corpus.model import Corpus
 from clauseguard.errors import ClauseguardError
 from clauseguard.evals.baseline import Diff, default_baseline_path
-from clauseguard.evals.evaluation import Checked, check_suite, compare, fell_short, run_checked, save_baseline
+from clauseguard.evals.evaluation import (
+    Checked,
+    check_suite,
+    compare,
+    fell_short,
+    model_label,
+    run_checked,
+    save_baseline,
+)
 from clauseguard.evals.expand import demo_patterns_path, expanded_json, load_patterns
 from clauseguard.evals.runner import EngineLike, Run
 from clauseguard.evals.scorecard import by_trap
@@ -191,7 +199,7 @@ def register(app: typer.Typer, engine_factory: EngineFactory, *, corpus_factory:
                 scored = run_checked(checked, engine, on_done=advance)
         document = scored.document
 
-        baseline_path = baseline or default_baseline_path(cases_files)
+        baseline_path = baseline or default_baseline_path(cases_files, model=model_label(engine))
         found_diff = compare(document, engine, baseline_path) if diff else None
         if set_baseline:
             save_baseline(document, engine, baseline_path, cases_files)

@@ -1,0 +1,220 @@
+"""The handlers' page in a real browser: Debian's chromium, headless, driven by Playwright.
+
+Requests from the bundled suites are submitted through the page's forms; what its panels show (gate,
+outcome, status, cited ids, excluded ids, the highlighted span in each clause) must equal the API's
+JSON for the same request. Screenshots go to test-output/web/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.interfaces.conftest import (
+    DETERMINATION_SUITE,
+    REPO,
+    SEARCH_SUITE,
+    Served,
+    determination_request,
+    search_request,
+    suite_cases,
+)
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+SHOTS = REPO / "test-output" / "web"
+LAPTOP = {"width": 1440, "height": 900}
+SEARCH_CASES = ["s-implant-ct48213", "s-implant-ct51877", "s-plan-ind-hospital-cash", "s-nothing-relevant-pets"]
+DETERMINATION_CASES = ["d-t5-faq-not-relied-on", "d-t2-pump-rider-waives-injections", "d-t6-acupuncture-no-policy",
+                       "d-t7-empty-payer"]
+
+
+def norm(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def case(path: Path, case_id: str) -> dict[str, Any]:
+    return next(c for c in suite_cases(path) if c["case_id"] == case_id)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install -y chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)  # under CI a missing browser is a failure, never a skip
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any, served: Served) -> Iterator[Any]:
+    context = browser.new_context(viewport=LAPTOP)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    opened.goto(served.url + "/")
+    opened.wait_for_selector("#s-contract option", state="attached")
+    yield opened
+    context.close()
+    assert not errors, errors
+
+
+def shoot(page: Any, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def submit(page: Any, panel: str) -> None:
+    page.click(f"#{panel} button[type=submit]")
+    page.wait_for_selector("#results[data-state=done], #results[data-state=error]")
+
+
+def ids(page: Any, testid: str) -> list[str]:
+    return [str(el.get_attribute("data-clause-id")) for el in page.query_selector_all(f'[data-testid="{testid}"]')]
+
+
+def card_marks(page: Any, testid: str) -> dict[str, str]:
+    """Each clause card's highlighted span, by clause id."""
+    out = {}
+    for card in page.query_selector_all(f'[data-testid="{testid}"]'):
+        mark = card.query_selector("mark.cited")
+        out[str(card.get_attribute("data-clause-id"))] = norm(mark.inner_text() if mark else None)
+    return out
+
+
+@pytest.mark.parametrize("case_id", SEARCH_CASES)
+def test_a_search_through_the_page_shows_the_apis_answer(page: Any, served: Served, case_id: str) -> None:
+    request = search_request(case(SEARCH_SUITE, case_id))
+    if "contract_id" in request:
+        page.check('input[name="search-target"][value="contract"]')
+        page.select_option("#s-contract", request["contract_id"])
+    else:
+        page.check('input[name="search-target"][value="plan"]')
+        page.select_option("#s-payer", request["payer_id"])
+        page.select_option("#s-plan", request["plan_id"])
+    page.fill("#s-date", request.get("effective_date", ""))
+    page.fill("#s-question", request["question"])
+    page.fill("#s-threshold", str(request["threshold"]))
+    page.fill("#s-k", str(request["k"]))
+    submit(page, "panel-search")
+    api = httpx.post(served.url + "/v1/search", json=request, timeout=30).json()
+
+    assert page.inner_text('[data-testid="status"]') == api["status"].upper()
+    assert page.inner_text('[data-testid="action"]') == api["action"]
+    assert page.inner_text('[data-testid="applicable-version"]') == (api["applicable_version"] or "none")
+    assert ids(page, "source") == [s["clause_id"] for s in api["sources"]]
+    assert ids(page, "excluded-row") == [e["clause_id"] for e in api["excluded"]]
+    assert ids(page, "below-row") == [b["clause_id"] for b in api["below_threshold"]]
+    assert card_marks(page, "source") == {s["clause_id"]: norm(s["excerpt"]) for s in api["sources"]}
+    answer_links = {a.get_attribute("data-clause-link") for a in page.query_selector_all('[data-testid="answer"] a')}
+    assert {s["clause_id"] for s in api["sources"]} <= answer_links
+    timelines = [t.get_attribute("data-document-id") for t in page.query_selector_all('[data-testid="timeline"]')]
+    assert {s["document_id"] for s in api["sources"]} <= set(timelines)
+    shoot(page, case_id)
+
+
+@pytest.mark.parametrize("case_id", DETERMINATION_CASES)
+def test_a_determination_through_the_page_shows_the_apis_answer(page: Any, served: Served, case_id: str) -> None:
+    request = determination_request(case(DETERMINATION_SUITE, case_id))
+    page.click("#tab-determination")
+    page.fill("#d-payer", request["payer_id"])
+    page.fill("#d-plan", request["plan_id"])
+    page.fill("#d-codes", ", ".join(request["procedure_codes"]))
+    page.fill("#d-dx", ", ".join(request["diagnosis_codes"]))
+    page.fill("#d-date", request["as_of_date"])
+    page.fill("#d-narrative", request["narrative"])
+    page.fill("#d-question", request["question"])
+    submit(page, "panel-determination")
+    api = httpx.post(served.url + "/v1/determinations", json=request, timeout=30).json()
+
+    assert page.inner_text('[data-testid="gate"]') == api["gate"]
+    assert page.inner_text('[data-testid="outcome"]') == api["outcome"]
+    assert ids(page, "citation") == [c["clause_id"] for c in api["citations"]]
+    assert ids(page, "excluded-row") == [e["clause_id"] for e in api["excluded"]]
+    assert card_marks(page, "citation") == {c["clause_id"]: norm(c["quote"]) for c in api["citations"]}
+    codes = [r.get_attribute("data-code") for r in page.query_selector_all('[data-testid="reason"]')]
+    assert codes == [r["code"] for r in api["reasons"]]
+    assert page.inner_text('[data-testid="assertion-id"]') == api["assertion_id"]
+    shoot(page, case_id)
+
+
+def test_compare_shows_the_differences_side_by_side(page: Any, served: Served) -> None:
+    request = {"question": "dental implant: coverage, annual cap, waiting period",
+               "a": "document:GRP-TERMS@CG-2021-09", "b": "document:GRP-TERMS@CG-2024-01"}
+    page.click("#tab-compare")
+    page.fill("#c-question", request["question"])
+    page.fill("#c-a", request["a"])
+    page.fill("#c-b", request["b"])
+    submit(page, "panel-compare")
+    api = httpx.post(served.url + "/v1/compare", json=request, timeout=30).json()
+
+    rows = page.query_selector_all('[data-testid="difference"]')
+    assert [r.get_attribute("data-aspect") for r in rows] == [d["aspect"] for d in api["differences"]]
+    for row, difference in zip(rows, api["differences"], strict=True):
+        links = [a.get_attribute("data-clause-link") for a in row.query_selector_all("a")]
+        assert links == [difference[side]["clause_id"] for side in ("a", "b") if difference[side]]
+    for side in ("a", "b"):
+        shown = ids(page.query_selector(f'[data-testid="side-{side}"]'), "side-source")
+        assert shown == [s["clause_id"] for s in api[side]["sources"]]
+    shoot(page, "compare-grp-terms-versions")
+
+
+def test_the_page_works_from_the_keyboard(page: Any) -> None:
+    """Tabs move with the arrow keys; Ctrl+Enter submits; a citation link opens its clause."""
+    page.focus("#tab-search")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#tab-determination", "aria-selected") == "true"
+    assert page.is_visible("#panel-determination") and not page.is_visible("#panel-search")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#tab-compare", "aria-selected") == "true"
+    page.keyboard.press("Home")
+    assert page.get_attribute("#tab-search", "aria-selected") == "true"
+
+    page.focus("#s-contract")
+    page.keyboard.type("CT-482")  # a select's type-ahead
+    assert page.input_value("#s-contract") == "CT-48213"
+    page.focus("#s-question")
+    page.keyboard.type("dental implant: coverage, annual cap, waiting period")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#results[data-state=done]")
+
+    source = "GRP-TERMS.CG-2021-09.A7.3"
+    page.focus(f'[data-testid="answer"] a[data-clause-link="{source}"]')
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == f"clause-{source}"
+
+    deferred = "GRP-TERMS.CG-2021-09.A12.4"  # named in the answer, not a source: opens in a dialog
+    page.focus(f'[data-testid="answer"] a[data-clause-link="{deferred}"]')
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#clause-dialog[open] .clause-text")
+    assert page.inner_text("#clause-dialog-title") == deferred
+    assert page.query_selector('#clause-dialog [data-testid="timeline"][data-document-id="GRP-TERMS"]')
+    shoot(page, "clause-dialog")
+    page.keyboard.press("Escape")
+    assert page.get_attribute("#clause-dialog", "open") is None
+
+
+def test_an_error_is_shown_with_the_field_it_names(page: Any) -> None:
+    page.fill("#s-date", "2022-13-45")
+    page.fill("#s-question", "dental implant")
+    submit(page, "panel-search")
+    error = page.inner_text('[data-testid="error"]')
+    assert "HTTP 422" in error and "effective_date" in error
+    assert page.get_attribute("#s-date", "aria-invalid") == "true"
