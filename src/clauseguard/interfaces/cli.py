@@ -10,7 +10,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 import typer
 from rich.console import Console
@@ -300,22 +300,45 @@ def replay_command(
 # ----------------------------------------------------------------------------- demo
 
 
+# The demo's requests: the design's dental implant case, the same question after the 2024 terms,
+# the group vs individual wording of one rider, and one determination either side of a version date.
+DEMO_SEARCHES: Final = (
+    {"contract_id": "CT-48213", "question": "dental implant: coverage, annual cap, waiting period",
+     "threshold": 0.62, "k": 3},
+    {"contract_id": "CT-51877", "question": "dental implant: coverage, annual cap, waiting period",
+     "threshold": 0.62, "k": 3},
+)
+DEMO_COMPARE: Final = {"question": "hospital cash: waiting period, nightly amount, exclusions",
+                       "a": "rider:GRP-RID-HOSPCASH", "b": "rider:IND-RID-HOSPCASH"}
+DEMO_DETERMINATION: Final = {
+    "payer_id": "KHP", "plan_id": "KHP-HMO-CORE", "procedure_codes": ["29881"], "diagnosis_codes": ["S83.511D"],
+    "narrative": "Medial meniscal tear confirmed on MRI, with locking and catching. Six weeks of supervised "
+                 "physical therapy without adequate relief.",
+    "question": "Is arthroscopic meniscectomy covered?",
+}
+DEMO_DATES: Final = ("2023-12-31", "2024-01-01")
+
+
 @app.command("demo")
 def demo_command(ctx: typer.Context) -> None:
     """Run the main job on the bundled demo corpus (no setup needed)."""
-    opened = open_corpus(DEMO, None)
-    engine = Engine(opened)
-    stats = corpus_stats(opened.corpus)
+    engine = Engine(open_corpus(DEMO, None))
+    stats = corpus_stats(engine.corpus)
     out.rule("clauseguard demo — the bundled corpus")
     out.print(
         f"{stats['payers']} payers, {stats['plans']} plans, {stats['contracts']} contracts, "
         f"{stats['documents']} documents ({', '.join(f'{k} {v}' for k, v in stats['documents_by_kind'].items())}), "
-        f"{stats['versions']} versions, {stats['clauses']} clauses"
+        f"{stats['versions']} versions, {stats['clauses']} clauses; fingerprint {stats['fingerprint']}"
     )
-    out.print(f"fingerprint {stats['fingerprint']}")
-    for doc in opened.corpus.documents:
-        if len(doc.versions) > 1:
-            render_timeline(engine.versions(doc.id))
+    render_timeline(engine.versions("GRP-TERMS"))
+    for request in DEMO_SEARCHES:
+        out.rule(f"search: {request['contract_id']} — {request['question']}")
+        render_search(out, engine.search(request))
+    out.rule(f"compare: {DEMO_COMPARE['a']} vs {DEMO_COMPARE['b']}")
+    render_compare(out, engine.compare(DEMO_COMPARE))
+    for day in DEMO_DATES:
+        out.rule(f"determination: meniscectomy on {day} (KHP-MP-0224 changes on 2024-01-01)")
+        render_determination(out, engine.determine({**DEMO_DETERMINATION, "as_of_date": day}))
 
 
 # ----------------------------------------------------------------------------- model
