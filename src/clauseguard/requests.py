@@ -7,32 +7,17 @@ an empty payer or a malformed code is preflight's HALT, not an error here.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Annotated, Any, Final, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from clauseguard.corpus.model import parse_iso_date
 from clauseguard.errors import RequestError
 
 DEFAULT_THRESHOLD: Final = 0.62
 DEFAULT_K: Final = 3
 MAX_K: Final = 50
-
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def parse_iso_date(value: Any) -> date:
-    """An ISO date `YYYY-MM-DD`, or ValueError with a sentence saying what would be valid."""
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str) and _ISO_DATE.fullmatch(value):
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
-    raise ValueError(f"{value!r} is not a date; write an ISO date YYYY-MM-DD, e.g. 2024-03-15")
-
 
 RequestDate = Annotated[date, BeforeValidator(parse_iso_date)]
 

@@ -55,8 +55,9 @@ def _as_ident(value: Any) -> Any:
     return value
 
 
-def _as_date(value: Any) -> Any:
-    """ISO `YYYY-MM-DD` only: no timestamps, no other orders, no YAML date coercion."""
+def parse_iso_date(value: Any) -> date:
+    """ISO `YYYY-MM-DD` only (no timestamps, no other orders, no YAML date coercion), or ValueError
+    with a sentence saying what would be valid. Shared by the corpus and by requests."""
     if isinstance(value, date):
         return value
     if isinstance(value, str) and _ISO_DATE.fullmatch(value):
@@ -73,7 +74,7 @@ def _none_as_empty(value: Any) -> Any:
 
 Text = Annotated[str, BeforeValidator(_as_text)]
 Ident = Annotated[str, BeforeValidator(_as_ident)]
-IsoDate = Annotated[date, BeforeValidator(_as_date), Field(json_schema_extra={"format": "date"})]
+IsoDate = Annotated[date, BeforeValidator(parse_iso_date), Field(json_schema_extra={"format": "date"})]
 IdentList = Annotated[tuple[Ident, ...], BeforeValidator(_none_as_empty)]
 
 
