@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from clauseguard.corpus.criteria import Criteria, Measure, map_atoms
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.sources import open_corpus
 from clauseguard.corpus.store import SqliteStore
@@ -21,7 +22,6 @@ from clauseguard.reading.compiler import compile_clause
 from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.lexicon import default_lexicon
-from clauseguard.reading.tree import Criteria, Measure, map_atoms
 from clauseguard.replay import replay
 from clauseguard.verify import ColdVerifier, VerifyContext
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Final
 
+from clauseguard.corpus.criteria import Criteria
 from clauseguard.corpus.model import Clause, Corpus, Document, Version
 from clauseguard.corpus.store import CorpusStore
 from clauseguard.gate import CheckedCitation, Conflict, GateDecision, GateInput, decide
@@ -23,7 +24,6 @@ from clauseguard.reading.evaluate import ClauseReading, Decision, Evaluation, ev
 from clauseguard.reading.evaluate import decide as decide_clauses
 from clauseguard.reading.facts import FactSheet, QuantityFact, read_facts, vocabulary_of
 from clauseguard.reading.lexicon import Lexicon
-from clauseguard.reading.tree import Criteria
 from clauseguard.requests import DeterminationRequest
 from clauseguard.retrieval import RetrievalIndex, aspect_of, best_ineligible, retrieve
 from clauseguard.verify import ColdVerifier, VerifyContext

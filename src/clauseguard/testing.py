@@ -420,8 +420,8 @@ def _first_sentence(text: str) -> str:
 def compiled_reading(call: ModelCall) -> dict[str, Any]:
     """A faithful reading: what the rule compiler reads from the clause (its partial reading, or a
     single covered rule over the first sentence, when it refuses)."""
+    from clauseguard.corpus.criteria import criteria_to_json
     from clauseguard.reading.compiler import Refusal, compile_clause
-    from clauseguard.reading.tree import criteria_to_json
 
     text = call.payload["clause_text"]
     found = compile_clause(text)
@@ -620,9 +620,9 @@ def scripted_model(name: str) -> ScriptedModel:
 def refusing_cache(refuse: Callable[[Any], bool]) -> Any:
     """A rule-compiler cache that refuses the clauses `refuse(clause)` names, as if the compiler could
     not read them (so a test can make the model's reader run on clauses whose right answer is known)."""
+    from clauseguard.corpus.criteria import Span
     from clauseguard.determination import CompiledCache
     from clauseguard.reading.compiler import Refusal, Unread
-    from clauseguard.reading.tree import Span
 
     class RefusingCache(CompiledCache):
         def get(self, clause: Any, lexicon: Any) -> Any:

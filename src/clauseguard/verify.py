@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from clauseguard.corpus.criteria import Criteria
 from clauseguard.corpus.store import CorpusStore, StoredClause
 from clauseguard.reading.amend import resolve_amendment
 from clauseguard.reading.compiler import criteria_for_clause
 from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.lexicon import load_lexicon
-from clauseguard.reading.tree import Criteria
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from clauseguard.corpus import sources
+from clauseguard.corpus.criteria import criteria_from_json, criteria_to_json
 from clauseguard.corpus.loader import demo_corpus_path, load_demo
 from clauseguard.corpus.migrations import MIGRATIONS, migrate, statements
 from clauseguard.corpus.model import FORMAT_V1, Corpus
@@ -27,7 +28,13 @@ DOC = "MHP-MP-0142"
 RIDER = "MHP-RID-DME"
 C1 = "MHP-MP-0142.v1.C1"
 C2 = "MHP-MP-0142.v1.C2"
-CRITERIA = {"all": [{"id": "t1", "span": "type 1 diabetes"}, {"any": [{"id": "f", "span": "fingerstick"}]}]}
+C2_TEXT = "CGM is medically necessary for type 1 diabetes with fingerstick testing."
+# Policy-as-code as an author writes it (spans as text, numbers as YAML would keep them) ...
+CRITERIA = {"rules": [{"effect": "covered", "span": "CGM is medically necessary for type 1 diabetes",
+                       "population": {"kind": "condition", "id": "a1", "span": "type 1 diabetes",
+                                      "concept": "type 1 diabetes mellitus"}}]}
+# ... and the canonical form the corpus keeps, stores and exports.
+CANONICAL = criteria_to_json(criteria_from_json(CRITERIA, C2_TEXT))
 
 
 def base_data() -> dict[str, Any]:
@@ -174,6 +181,7 @@ def test_changed_clause_text_is_refused_and_nothing_is_written(store: SqliteStor
     before, counts = store.fingerprint(), row_counts(store.path)
     data = base_data()
     data["documents"][0]["versions"][0]["clauses"][1]["text"] = "CGM is covered for everyone."
+    data["documents"][0]["versions"][0]["clauses"][1]["criteria"] = None  # its spans quoted the old text
     # A valid new payer in the same corpus must not be written either: the add is all or nothing.
     data["payers"].append({"id": "OTH", "name": "Other Payer"})
     with pytest.raises(AppendOnlyError) as caught:
@@ -440,7 +448,7 @@ def test_clause_is_a_cold_read_with_its_document_and_version(store: SqliteStore)
         effective_end=None, section="Coverage Criteria",
         text="CGM is medically necessary for type 1 diabetes with fingerstick testing.", kind="criteria",
         article="7.3 Devices", page=2, page_label="ii", benefit="cgm", coverage_type="conditional",
-        criteria=CRITERIA, document_codes=("95249", "A9276"),
+        criteria=CANONICAL, document_codes=("95249", "A9276"),
     )
     assert got.as_clause() == corpus_of(base_data()).documents[0].versions[0].clauses[1]
     assert got.covers(date(2030, 1, 1)) and not got.covers(date(2022, 12, 31))

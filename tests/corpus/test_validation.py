@@ -428,3 +428,19 @@ def test_schema_is_a_json_schema_of_the_format() -> None:
     assert defs["Clause"]["additionalProperties"] is False
     assert set(defs["Clause"]["required"]) == {"id", "section", "text"}
     assert set(defs["Document"]["required"]) == {"id", "payer", "kind", "title"}
+
+
+def test_policy_as_code_is_checked_and_kept_canonical(tmp_path: Path) -> None:
+    data = base()
+    clause = data["documents"][0]["versions"][1]["clauses"][0]
+    clause["text"] = "Pumps are covered for members aged 18 or older."
+    clause["criteria"] = {"rules": [{"effect": "covered", "span": "Pumps are covered for members aged 18 or older",
+                                     "when": {"kind": "age", "id": "a1", "span": "aged 18 or older",
+                                              "comparator": ">=", "value": "18"}}]}
+    corpus = load_path(write(tmp_path, data))
+    kept = corpus.documents[0].versions[1].clauses[0].criteria
+    assert kept["rules"][0]["when"]["value"] == 18.0  # YAML text "18" read as the number it is
+    assert kept["rules"][0]["when"]["span"] == {"start": 30, "end": 46, "text": "aged 18 or older"}
+    clause["criteria"]["rules"][0]["when"]["span"] = "aged eighteen or more"
+    msg = only(tmp_path, data)
+    assert "documents[0].versions[1].clauses[0]" in msg and "criteria" in msg

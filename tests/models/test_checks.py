@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from clauseguard.corpus.criteria import Condition, Measure, Period, Span
 from clauseguard.models.checks import (
     OfferedCriterion,
     Rejected,
@@ -18,7 +19,6 @@ from clauseguard.models.checks import (
 from clauseguard.models.prompts import NarrativeView
 from clauseguard.preflight import Redaction
 from clauseguard.reading.facts import ConditionFact, MeasureFact
-from clauseguard.reading.tree import Condition, Measure, Period, Span
 
 CLAUSE = "Sensors (A9276) are covered when the member performs at least four fingerstick tests per day."
 NARRATIVE = "Name: Jane Doe. Type 1 diabetes.  Chart documents\nfive fingerstick tests per day. A1c 8.6 percent."

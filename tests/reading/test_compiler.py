@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from clauseguard.corpus.criteria import Criteria, Measure, Routing, Waiver, all_atoms, criteria_to_json
 from clauseguard.reading.compiler import Refusal, compile_clause, criteria_for_clause, refusal_reasons
-from clauseguard.reading.tree import Criteria, Measure, Routing, Waiver, all_atoms, criteria_to_json
 
 BASE = "Home oxygen therapy is considered medically necessary when the member has a resting oxygen saturation of 88 percent or less."
 

@@ -3,9 +3,9 @@ what they could not read, and a floor on how many clauses compile so the count c
 
 from __future__ import annotations
 
+from clauseguard.corpus.criteria import all_atoms
 from clauseguard.corpus.loader import load_demo
 from clauseguard.reading.compiler import Refusal, compile_clause
-from clauseguard.reading.tree import all_atoms
 
 COMPILED_FLOOR = 35
 

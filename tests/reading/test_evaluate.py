@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from clauseguard.corpus.criteria import Criteria, criteria_from_json, iter_atoms
 from clauseguard.reading.amend import resolve_amendment
 from clauseguard.reading.compiler import Refusal, compile_clause
 from clauseguard.reading.evaluate import (
@@ -23,7 +24,6 @@ from clauseguard.reading.evaluate import (
     k_or,
 )
 from clauseguard.reading.facts import read_facts, vocabulary_of
-from clauseguard.reading.tree import Criteria, criteria_from_json, iter_atoms
 
 
 def compiled(text: str) -> Criteria:

@@ -10,8 +10,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from clauseguard.corpus.criteria import all_atoms
 from clauseguard.reading.compiler import Refusal, compile_clause
-from clauseguard.reading.tree import all_atoms
 
 COMPILED_FLOOR = 36
 

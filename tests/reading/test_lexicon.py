@@ -132,7 +132,7 @@ def test_longest_match_and_plurals() -> None:
     assert [t.text for t in tokenize("A1c 8.6%, Crohn’s")] == ["a1c", "8.6", "%", "crohn's"]
 
 
-MODULES = ("tree", "lexicon", "compiler", "facts", "evaluate", "amend")
+MODULES = ("../corpus/criteria", "lexicon", "compiler", "facts", "evaluate", "amend")
 SENTINELS = ("methotrexate", "diabetes", "sleep apnea", "fingerstick", "polysomnography", "a1c", "dmard", "insulin",
              "radiculopathy", "mri", "inadequate response", "rheumatoid")
 

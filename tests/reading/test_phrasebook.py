@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
+from clauseguard.corpus.criteria import Criteria, all_atoms, criteria_to_json
 from clauseguard.reading.compiler import Refusal, compile_clause
-from clauseguard.reading.tree import Criteria, all_atoms, criteria_to_json
 
 PHRASEBOOK = Path(__file__).with_name("phrasebook.yaml")
 EXACT_FLOOR = 100

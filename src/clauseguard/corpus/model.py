@@ -15,6 +15,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from clauseguard.corpus.codes import CODE_SYSTEMS, SHAPE_HELP, canonical_system, has_shape
+from clauseguard.corpus.criteria import CriteriaError, criteria_from_json, criteria_to_json
 
 FORMAT_V1: Final = "clauseguard.corpus/v1"
 
@@ -147,7 +148,7 @@ class Clause(_Record):
     page_label: Text | None = None
     benefit: Text | None = None
     coverage_type: CoverageType | None = None
-    criteria: Any = None  # policy as code; its schema is published with the corpus schema
+    criteria: Any = None  # policy as code (clauseguard.corpus.criteria); published with the corpus schema
 
     @field_validator("text", "section")
     @classmethod
@@ -155,6 +156,18 @@ class Clause(_Record):
         if not value.strip():
             raise ValueError("must not be empty")
         return value
+
+    @model_validator(mode="after")
+    def _criteria_in_canonical_form(self) -> Clause:
+        """Policy-as-code is checked against the criteria schema (spans verbatim in `text`) and kept in
+        its canonical JSON form, so the same criteria always fingerprint and export the same way."""
+        if self.criteria is not None:
+            try:
+                canonical = criteria_to_json(criteria_from_json(self.criteria, self.text))
+            except CriteriaError as exc:
+                raise ValueError(str(exc)) from exc
+            object.__setattr__(self, "criteria", canonical)
+        return self
 
 
 class Version(_Record):

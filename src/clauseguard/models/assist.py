@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
+from clauseguard.corpus.criteria import Criteria, all_atoms
 from clauseguard.gate import GateDecision, GateInput, decide
 from clauseguard.models.checks import (
     FACT_KINDS,
@@ -57,7 +58,6 @@ from clauseguard.models.prompts import (
     user_prompt,
 )
 from clauseguard.preflight import Reason
-from clauseguard.reading.tree import Criteria, all_atoms
 
 if TYPE_CHECKING:
     from clauseguard.determination import Governing, Read, Resolution

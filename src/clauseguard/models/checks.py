@@ -18,16 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from clauseguard.models.prompts import NarrativeView
-from clauseguard.reading.facts import (
-    AgeFact,
-    ConditionFact,
-    DocumentationFact,
-    Fact,
-    MeasureFact,
-    TherapyFact,
-)
-from clauseguard.reading.tree import (
+from clauseguard.corpus.criteria import (
     Age,
     Atom,
     Condition,
@@ -41,6 +32,15 @@ from clauseguard.reading.tree import (
     Treatment,
     all_atoms,
     criteria_from_json,
+)
+from clauseguard.models.prompts import NarrativeView
+from clauseguard.reading.facts import (
+    AgeFact,
+    ConditionFact,
+    DocumentationFact,
+    Fact,
+    MeasureFact,
+    TherapyFact,
 )
 
 MODEL_SOURCE: Final = "model"

@@ -103,7 +103,7 @@ SUPPORT_SCHEMA: Final[dict[str, Any]] = {
 
 def criteria_schema() -> dict[str, Any]:
     """The criteria reader's answer schema: the corpus format's own policy-as-code schema."""
-    from clauseguard.reading.tree import criteria_schema as schema
+    from clauseguard.corpus.criteria import criteria_schema as schema
 
     return schema()
 

@@ -10,8 +10,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise
-from clauseguard.reading.tree import (
+from clauseguard.corpus.criteria import (
     AllOf,
     Amendment,
     AmendmentAction,
@@ -31,6 +30,7 @@ from clauseguard.reading.tree import (
     Waiver,
     iter_atoms,
 )
+from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise
 
 # Grammar words for requirement names, not domain terms: a head noun that names "the requirement".
 _HEADS = frozenset({"requirement", "requirements", "criterion", "criteria", "limitation", "limitations", "limit",

@@ -12,8 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise
-from clauseguard.reading.tree import (
+from clauseguard.corpus.criteria import (
     Age,
     AllOf,
     Amendment,
@@ -45,6 +44,7 @@ from clauseguard.reading.tree import (
     map_atoms,
     renumber,
 )
+from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise
 
 # Grammar words: the closed-class words the grammar itself is made of (articles, auxiliaries,
 # prepositions). Domain vocabulary never appears here; it is read from the lexicon.
@@ -57,6 +57,7 @@ _STOP: Final = frozenset(
     "regardless whether whereas although though with alone "
     "it its they them he she his her their our your we you i".split()
 )
+GRAMMAR_WORDS: Final = _STOP | frozenset(_ARTICLES)  # for readers that set the grammar aside
 _CODE = re.compile(r"\s*\(\s*((?:[A-Z]\d{4}|\d{4}[A-Z0-9])(?:\s*,\s*(?:[A-Z]\d{4}|\d{4}[A-Z0-9]))*)\s*\)")
 
 

@@ -8,24 +8,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
-from clauseguard.reading.amend import Override
-from clauseguard.reading.compiler import Refusal, Unread
-from clauseguard.reading.facts import (
-    AgeFact,
-    ConditionFact,
-    DocumentationFact,
-    FactSheet,
-    MeasureFact,
-    QuantityFact,
-    ServiceFact,
-    TenureFact,
-    TherapyFact,
-)
-from clauseguard.reading.lexicon import Lexicon, default_lexicon
-from clauseguard.reading.tree import (
+from clauseguard.corpus.criteria import (
     Age,
     AllOf,
     Amount,
@@ -51,6 +38,21 @@ from clauseguard.reading.tree import (
     Waiver,
     iter_atoms,
 )
+from clauseguard.reading.amend import Override
+from clauseguard.reading.compiler import GRAMMAR_WORDS, Refusal, Unread
+from clauseguard.reading.facts import (
+    AgeFact,
+    ConditionFact,
+    DocumentationFact,
+    FactSheet,
+    MeasureFact,
+    QuantityFact,
+    RelativeFact,
+    ServiceFact,
+    TenureFact,
+    TherapyFact,
+)
+from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise, tokenize
 
 Value = Literal["met", "not_met", "unknown"]
 Role = Literal["population", "requirement", "alternative", "exception"]
@@ -69,6 +71,14 @@ _DAYS: Final[dict[str, float]] = {
 # unstated they are unknown even as alternatives; presence-type atoms (conditions, treatments) that a
 # request does not present are absent when they are alternatives.
 _VALUE_KINDS: Final = frozenset({"measure", "duration", "age", "count", "documentation", "tenure", "amount"})
+# Atom kinds that state something of a person: when the criterion's own words say the person is a
+# relative ("identified in a blood relative", "a family history of"), the member's facts never answer it.
+_PERSON_KINDS: Final = frozenset({"condition", "documentation", "age", "measure", "duration", "treatment"})
+# Cue lists whose words say how something is stated (negated, hedged, documented, past, whose), not what:
+# set aside, with the grammar words, when a statement about a relative is matched by its words.
+_HOW_CUES: Final = ("negation_before", "negation_after", "hedge_before", "hedge_after", "suspicion",
+                    "high_probability", "confirmed", "history", "documented", "evidence", "evidence_forward",
+                    "service_history", "past_value", "other_experiencer", "scope_breaks")
 
 
 @dataclass(frozen=True)
@@ -350,6 +360,8 @@ class _Evaluator:
         self.generic = frozenset(lexicon.phrases("phrasing.yaml", "generic_services"))
         self.opposites = {str(k): str(v) for k, v in lexicon.data["cues.yaml"].get("qualifier_opposites", {}).items()}
         self.unknown_dx = [c for c in facts.unknown_codes if not self._is_procedure(c)]
+        self.relative_cue = lexicon.pattern(lexicon.phrases("cues.yaml", "other_experiencer"),
+                                            "cue-other_experiencer")
 
     @staticmethod
     def _is_procedure(code: str) -> bool:
@@ -557,7 +569,10 @@ class _Evaluator:
                 Treatment: self._treatment, Age: self._age, Count: self._count,
                 Tenure: self._tenure, Amount: self._amount, Documentation: self._documentation, Designation: self._designation, Service: self._service,
             }[type(atom)]
-            result = reader(atom, role)  # type: ignore[operator]
+            if self._of_relative(atom):
+                result = self._relative(atom, role, reader)  # type: ignore[arg-type]
+            else:
+                result = reader(atom, role)  # type: ignore[operator]
             if any(atom.id in o.atom_ids and o.action == "replace" for o in self.overrides):
                 rider = next(o.rider_clause for o in self.overrides if atom.id in o.atom_ids)
                 result = AtomResult(**{**result.__dict__, "note": f"as amended by rider {rider or ''}".strip()})
@@ -586,6 +601,67 @@ class _Evaluator:
                                     note="a diagnosis code the lexicon does not know may state it")
             return self._record(atom, role, NOT_MET, note="not presented by the request (absent)")
         return self._record(atom, role, UNKNOWN, missing=missing, note="not stated")
+
+    # --- criteria about a relative ----------------------------------------------------------
+
+    def _of_relative(self, atom: Atom) -> bool:
+        """A criterion whose own words name someone other than the member ("a variant identified in a
+        blood relative", "a first-degree relative with ...", "a family history of ...")."""
+        return atom.kind in _PERSON_KINDS and self.relative_cue.search(atom.span.text) is not None
+
+    def _relative(self, atom: Atom, role: Role, reader: Callable[[Atom, Role], AtomResult]) -> AtomResult:
+        """A criterion about a relative is never answered by the member's own facts. A statement that
+        itself names the relative and the clause's term (or a fact a model read for this criterion) is
+        read as usual; otherwise what the request states about relatives is matched against it, by the
+        conditions the lexicon knows or, for terms it lacks, by shared words. Such a match is never
+        certain, so it leaves the criterion unknown (named), never absent; with no statement about a
+        relative that bears on it, the criterion is what an unstated one is for its role."""
+        own = self.facts
+        self.facts = replace(own, facts=tuple(f for f in own.facts if self._speaks_of_relative(f)))
+        try:
+            result = reader(atom, role)
+        finally:
+            self.facts = own
+        if result.fact is not None or result.narrative_span is not None:
+            return result
+        stated = [f for f in own.of(RelativeFact) if f.status != "absent" and self._relative_bears_on(atom, f)]
+        if not stated:
+            return result
+        f = stated[0]
+        term = getattr(atom, "concept", None) or getattr(atom, "item", None) or atom.label
+        return self._record(atom, role, UNKNOWN, f"a statement about a relative ({', '.join(f.relatives)})",
+                            f.span, f.source, missing=f"whether what the request states about a relative is {term}",
+                            note="a statement about a relative the reader cannot match to the criterion with certainty")
+
+    def _speaks_of_relative(self, fact: object) -> bool:
+        """A fact that may answer a criterion about a relative: one a model read for the criterion, or a
+        narrative statement whose own words name the relative ("family history of X" as the clause
+        writes it); never a code or the member's own statement."""
+        source = getattr(fact, "source", "")
+        span = getattr(fact, "span", None)
+        if isinstance(fact, RelativeFact) or source.startswith(("code:", "procedure:")):
+            return False
+        if source != "narrative":
+            return True
+        return span is not None and self.relative_cue.search(span.text) is not None
+
+    def _relative_bears_on(self, atom: Atom, fact: RelativeFact) -> bool:
+        if fact.concept is not None:
+            if fact.concept not in self.lex.concepts:
+                return False  # a clause term found literally: its words are the statement's, matched below
+            wanted = {m.name for m in self.lex.find_concepts(atom.span.text)}
+            wanted |= {c for c in (getattr(atom, "concept", None), getattr(atom, "item", None))
+                       if isinstance(c, str) and c in self.lex.concepts}
+            return any(self._related(fact.concept, c) is not None or self._related(c, fact.concept) is not None
+                       for c in wanted)
+        mine = self._content_words(atom.span.text)
+        return any(a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+                   for a in self._content_words(" ".join(fact.words)) for b in mine)
+
+    def _content_words(self, text: str) -> set[str]:
+        plain = self.lex.derived("evaluate.plain_words", _plain_words)
+        return {t.text for t in tokenize(normalise(text))
+                if len(t.text) >= 3 and not t.text.isdigit() and t.text not in plain}
 
     def _related(self, fact_concept: str, wanted: str) -> str | None:
         """'narrower' when the fact names the wanted concept or a kind of it; 'broader' when the fact
@@ -1026,6 +1102,15 @@ class _Evaluator:
 
     def _request_is_concept(self, concept: str) -> Value:
         return self._request_is(Service("_", Span(0, 0, ""), concept))
+
+
+def _plain_words(lex: Lexicon) -> frozenset[str]:
+    """Words that say how something is stated, never what: grammar words and the cue lists' words."""
+    words = set(GRAMMAR_WORDS)
+    for key in _HOW_CUES:
+        for phrase in lex.phrases("cues.yaml", key):
+            words.update(normalise(phrase).split())
+    return frozenset(words)
 
 
 def _walk(node: Node | None) -> list[Node]:

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
+from clauseguard.corpus.criteria import Criteria, Period, Span, all_atoms, to_json
 from clauseguard.reading.lexicon import Lexicon, Match, Token, default_lexicon, normalise, tokenize
-from clauseguard.reading.tree import Criteria, Period, Span, all_atoms, to_json
 
 Status = Literal["present", "absent", "unknown"]
 FactCertainty = Literal["suspected", "high_probability", "stated", "confirmed"]
@@ -124,8 +124,27 @@ class DocumentationFact:
     source: str = NARRATIVE
 
 
+@dataclass(frozen=True)
+class RelativeFact:
+    """What the narrative states about someone other than the member ("her sister carries a pathogenic
+    BRCA2 variant", "mother has type 1 diabetes"): never a fact about the member, read only by a criterion
+    that is itself about a relative (a family history, a variant "in a blood relative").
+
+    One per condition the statement names (`concept`), and one for the statement as a whole
+    (`concept` None) with its words that no known condition accounts for: what the reader matches a term
+    the lexicon lacks against."""
+
+    relatives: tuple[str, ...]  # who, as written ("sister", "family history of")
+    status: Status
+    span: Span | None
+    concept: str | None = None
+    certainty: FactCertainty = "stated"
+    words: tuple[str, ...] = ()
+    source: str = NARRATIVE
+
+
 Fact = (ConditionFact | TherapyFact | MeasureFact | AgeFact | TenureFact | ServiceFact | QuantityFact
-        | DocumentationFact)
+        | DocumentationFact | RelativeFact)
 
 
 @dataclass(frozen=True)
@@ -274,6 +293,8 @@ class _Reader:
         self.sentences = self._sentences(self.clean)
         self.tokens = tokenize(self.clean)
         self.cues = self._find_cues()
+        self.relative_regions = self._relative_regions()
+        self.relative_mentions: list[_Mention] = []
         mentions = self._mentions()
         facts: list[Fact] = []
         facts.extend(self._condition_facts(mentions))
@@ -284,6 +305,9 @@ class _Reader:
         facts.extend(self._history_facts(mentions))
         facts.extend(self._quantity_facts())
         facts.extend(self._documentation_facts(mentions))
+        # a value stated about a relative ("her mother was diagnosed at age 42") is not the member's
+        facts = [f for f in facts if not self._about_relative(f.span)]
+        facts.extend(self._relative_facts())
         unknown: list[str] = []
         code_facts: list[Fact] = []
         for code in sorted(set(c.strip().upper() for c in dx_codes if c and c.strip())):
@@ -392,15 +416,81 @@ class _Reader:
             if word in self.generic and not any(o.start <= tok.start < o.end for o in found):
                 found.append(_Mention(word, tok.start, tok.end, "generic"))
         found.sort(key=lambda m: (m.start, -m.end))
-        others = self._find("other_experiencer")
         kept = []
         for mention in found:
-            left, _ = self._clause_bounds(mention.start, stop_words=False)
-            if any(left <= s and e <= mention.start for s, e in others):
-                continue  # "mother has type 1 diabetes": not a fact about the member
+            region = self._relative_region(mention.start)
+            if region is not None:
+                # "mother has type 1 diabetes": not a fact about the member; kept as one about a relative
+                self._relative_polarity(mention, region)
+                self.relative_mentions.append(mention)
+                continue
             self._polarity(mention)
             kept.append(mention)
         return kept
+
+    # --- relatives ---------------------------------------------------------------------------
+
+    def _relative_regions(self) -> list[tuple[int, int, tuple[tuple[int, int], ...]]]:
+        """Where the narrative speaks of someone other than the member: from the first word naming
+        them ("sister", "family history of") to the end of its clause, with those words."""
+        by_clause: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for s, e in self._find("other_experiencer"):
+            by_clause.setdefault(self._clause_bounds(s, stop_words=False), []).append((s, e))
+        return sorted((cues[0][0], right, tuple(cues)) for (_left, right), cues in by_clause.items())
+
+    def _relative_region(self, pos: int) -> int | None:
+        """Where the statement about someone else that `pos` lies in starts (after a word naming them,
+        in that word's clause), else None."""
+        return next((start for start, right, cues in self.relative_regions if cues[0][1] <= pos < right), None)
+
+    def _about_relative(self, span: Span | None) -> bool:
+        return span is not None and self._relative_region(span.start) is not None
+
+    def _relative_polarity(self, mention: _Mention, region_start: int) -> None:
+        """Polarity inside a statement about a relative: a negation before the relative governs it only
+        when it is written on the relative ("no family history of", "no other relative"), not when it
+        belongs to what the member has ("no personal history of cancer whose mother ...")."""
+        negation = self.cues.negation
+        self.cues.negation = [(s, e) for s, e in negation if s >= region_start
+                              or re.fullmatch(r"\s*(?:[\w-]+\s+){0,2}", self.clean[e:region_start]) is not None]
+        try:
+            self._polarity(mention)
+        finally:
+            self.cues.negation = negation
+
+    def _relative_facts(self) -> list[Fact]:
+        out: list[Fact] = []
+        for start, right, cues in self.relative_regions:
+            end = start + len(self.clean[start:right].rstrip())
+            span = self.span(start, end)
+            who = tuple(dict.fromkeys(normalise(self.clean[s:e]) for s, e in cues))
+            inside = [m for m in self.relative_mentions if start <= m.start and m.end <= right]
+            for m in inside:
+                out.append(RelativeFact(who, m.status, span, m.name, m.certainty))
+            # the statement as a whole: its words that neither name the relative nor a known condition
+            known = [(m.start, m.end) for m in inside if m.domain != "free"]
+            taken = [*cues, *known]
+            words = tuple(t.text for t in self.tokens if start <= t.start and t.end <= end
+                          and not any(s <= t.start < e for s, e in taken))
+            out.append(RelativeFact(who, self._statement_status(start, end), span, None, "stated", words))
+        return out
+
+    def _statement_status(self, start: int, end: int) -> Status:
+        """A statement about a relative as a whole is absent only when the negation is written on the
+        relative and reaches over all of it ("no family history of ...", "no other relative has ...");
+        a negation inside it may deny only part of it ("carries the variant but has no cancer"), so the
+        statement stands. Hedged anywhere, it is unknown."""
+        s_start, _ = self._sentence_of(start)
+        hedges = [(s, e) for s, e, _ in self.cues.hedge_before + self.cues.hedge_after]
+        if any(start <= s < end for s, _e in hedges) or \
+                any(s_start <= s and e <= start and re.fullmatch(r"\s*(?:[\w-]+\s+){0,2}", self.clean[e:start])
+                    for s, e, _ in self.cues.hedge_before):
+            return "unknown"
+        for s, e in self.cues.negation:
+            if s_start <= s and e <= start and re.fullmatch(r"\s*(?:[\w-]+\s+){0,2}", self.clean[e:start]) \
+                    and self._negation_reach(e) >= end:
+                return "absent"
+        return "present"
 
     def _vocabulary_matches(self) -> list[Match]:
         if not self.vocabulary:

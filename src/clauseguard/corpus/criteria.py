@@ -1,12 +1,14 @@
 """The criteria tree: ALL / ANY / NOT and waiver / routing UNLESS over atoms that quote the clause.
 
-It owns the shape of policy-as-code (`Clause.criteria`) and checks every quoted span on load; it never
-reads clause prose (compiler.py) and never judges a request (evaluate.py).
+It owns the shape of policy-as-code (`Clause.criteria`, part of the corpus format) and checks every
+quoted span on load; it never reads clause prose (reading/compiler.py) and never judges a request
+(reading/evaluate.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from collections.abc import Callable, Iterator
@@ -33,6 +35,9 @@ PeriodUnit = Literal[
 """A counting window: a length of time, or an occasion ("per operative session", "per episode of care")."""
 AgeOf = Literal["member", "onset"]
 AmendmentAction = Literal["waive", "keep", "replace", "add"]
+
+
+_NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 class CriteriaError(ClauseguardError):
@@ -627,15 +632,23 @@ class _Reader:
             return self.span(data, path)
         if dataclasses.is_dataclass(tp):
             return self.record(data, tp, path)  # type: ignore[arg-type]
+        # The corpus's YAML reader keeps every plain scalar as written text, so numbers and booleans
+        # of policy-as-code may arrive as text ("45", "true"); text that reads as one is accepted.
         if tp is float:
+            if isinstance(data, str) and _NUMBER.fullmatch(data.strip()):
+                return float(data)
             if isinstance(data, bool) or not isinstance(data, int | float):
                 raise CriteriaError(path, "must be a number")
             return float(data)
         if tp is bool:
+            if isinstance(data, str) and data.strip().lower() in ("true", "false"):
+                return data.strip().lower() == "true"
             if not isinstance(data, bool):
                 raise CriteriaError(path, "must be true or false")
             return data
         if tp is int:
+            if isinstance(data, str) and data.strip().lstrip("-").isdigit():
+                return int(data)
             if isinstance(data, bool) or not isinstance(data, int):
                 raise CriteriaError(path, "must be an integer")
             return data

@@ -8,7 +8,7 @@ import typing
 
 import pytest
 
-from clauseguard.reading.tree import (
+from clauseguard.corpus.criteria import (
     NODE_TYPES,
     SCHEMA_ID,
     AllOf,
