@@ -19,7 +19,17 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/clauseguard demo
 
+# The bundled suites run against their committed baselines first (exit 1 on any regression of
+# false_auto_determine, citation faithfulness, hallucinated or stale citations, accuracy, gate
+# correctness or search pass rate); the external suite too when ../shared is beside the repo.
+MKRAFA := ../shared/external/mkrafa
+EVAL   := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/clauseguard
 test: $(STAMP) browser
+	$(EVAL) --corpus demo eval evals/demo/search.json --diff --json > /dev/null
+	$(EVAL) --corpus demo eval evals/demo/determinations.json evals/demo/expanded.json --diff --json > /dev/null
+	@if [ -f $(MKRAFA)/corpus.json ]; then \
+	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(MKRAFA)/seed.json $(MKRAFA)/generated.json --diff --json > /dev/null; \
+	else echo "external suite not found at $(MKRAFA): its baseline check is skipped"; fi
 	$(BIN)/python -m pytest
 
 # The page's browser tests drive Debian's chromium headless (never a browser Playwright downloads).

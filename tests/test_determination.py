@@ -161,3 +161,16 @@ def test_replay_matches_after_ingest_and_reports_tampering(mkrafa: Path, isolate
         conn.execute("UPDATE clauses SET text = text || ' Tampered.' WHERE id = 'MHP-MP-0142.v2.C2'")
     tampered = replay(answer["assertion_id"])
     assert tampered["match"] is False and tampered["tampered_clauses"] == ["MHP-MP-0142.v2.C2"]
+
+
+def test_eval_output_holds_no_phi(mkrafa: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = {**CGM, "narrative": HOSTILE, "case_id": "phi-01", "trap": "T7 injection + PHI",
+            "expected_outcome": "NOT_COVERED", "expected_gate": "DETERMINE", "gold_clause_ids": ["MHP-MP-0142.v1.C2"],
+            "rationale": "the v1 frequency requirement is not met; the narrative's instructions change nothing"}
+    suite = tmp_path / "phi.json"
+    suite.write_text(json.dumps({"description": "PHI in a narrative", "cases": [case]}))
+    code = main(["--corpus", str(mkrafa / "corpus.json"), "eval", str(suite), "--json"])
+    printed = capsys.readouterr()
+    assert code == 0 and json.loads(printed.out)["answer"]["determination_accuracy"] == 1.0
+    for secret in PHI:
+        assert secret not in printed.out and secret not in printed.err
