@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from clauseguard.corpus.criteria import Criteria, criteria_from_json, iter_atoms
+from clauseguard.corpus.loader import load_demo
 from clauseguard.reading.amend import resolve_amendment
-from clauseguard.reading.compiler import Refusal, compile_clause
+from clauseguard.reading.compiler import Refusal, compile_clause, criteria_for_clause
 from clauseguard.reading.evaluate import (
     ClauseReading,
     Evaluation,
@@ -389,3 +390,97 @@ def test_a_stated_rival_diagnosis_places_the_request_outside_a_population_despit
     clause = "For members with type 2 diabetes, an insulin pump is covered when the member has an HbA1c above 8 percent."
     ev = judge(clause, "Member with type 1 diabetes, A1c 9 percent.", dx=("Z99.89",), px=("E0784",))
     assert ev.outcome == "not_applicable"
+
+
+# --- criteria about relatives ------------------------------------------------------------------
+
+FAMILY = ("Genetic testing is covered for members with breast cancer, unless the member has a family history "
+          "of ovarian cancer.")
+# policy-as-code for a term the lexicon lacks: a routing UNLESS whose condition is about a relative
+VARIANT_TEXT = ("Full gene analysis is covered for a member with breast cancer, UNLESS a pathogenic variant has been "
+                "identified in a blood relative, in which case testing for that known variant is required.")
+RELATIVE_VARIANT = criteria_from_json({"rules": [{
+    "effect": "covered",
+    "span": "Full gene analysis is covered for a member with breast cancer, UNLESS a pathogenic variant has been "
+            "identified in a blood relative, in which case testing for that known variant is required",
+    "subject": {"kind": "service", "span": "Full gene analysis", "concept": "genetic testing"},
+    "population": {"kind": "condition", "span": "breast cancer", "concept": "breast cancer"},
+    "when": {"kind": "routing",
+             "span": "UNLESS a pathogenic variant has been identified in a blood relative, in which case testing "
+                     "for that known variant is required",
+             "condition": {"kind": "condition", "span": "a pathogenic variant has been identified in a blood relative",
+                           "concept": "familial pathogenic variant"},
+             "target": {"kind": "service", "span": "testing for that known variant", "concept": "known variant testing"}},
+}]}, VARIANT_TEXT)
+
+
+def test_an_exception_about_a_relative_the_request_states_is_unknown_not_absent() -> None:
+    ev = judge(FAMILY, "Breast cancer. Her mother had ovarian cancer.", px=("81162",))
+    assert ev.outcome == "undecided"
+    found = atom(ev, "family history of ovarian cancer")
+    assert (found.role, found.status) == ("exception", "unknown")
+    assert found.narrative_span is not None and found.narrative_span.text == "mother had ovarian cancer"
+    assert ev.missing_facts == ("whether what the request states about a relative is family history of ovarian cancer",)
+    # a term the lexicon lacks, matched by the statement's words
+    ev = judge(RELATIVE_VARIANT, "Breast cancer. Her sister carries a pathogenic BRCA2 variant.", px=("81162",))
+    assert ev.outcome == "undecided"
+    assert atom(ev, "familial pathogenic variant").status == "unknown"
+
+
+def test_an_exception_about_a_relative_stays_absent_when_no_statement_about_a_relative_bears_on_it() -> None:
+    for narrative in ("Breast cancer.", "Breast cancer. Mother has type 1 diabetes.",
+                      "Breast cancer. No family history of ovarian cancer."):
+        ev = judge(FAMILY, narrative, px=("81162",))
+        assert ev.outcome == "covered", narrative
+        assert atom(ev, "family history of ovarian cancer").status == "not_met", narrative
+    ev = judge(RELATIVE_VARIANT, "Breast cancer. Her father has hypertension.", px=("81162",))
+    assert ev.outcome == "covered"
+
+
+def test_a_statement_that_names_the_relative_term_itself_is_read_as_usual() -> None:
+    assert judge(FAMILY, "Breast cancer. Family history of ovarian cancer.", px=("81162",)).outcome == "not_covered"
+    # a denial of the clause's own term does not cover another relative's statement
+    ev = judge(FAMILY, "Breast cancer. No family history of ovarian cancer. Her sister had ovarian cancer.",
+               px=("81162",))
+    assert ev.outcome == "undecided"
+
+
+def test_a_requirement_about_a_relative_is_never_met_by_the_member_s_own_condition() -> None:
+    clause = "Genetic testing is covered for members with breast cancer who have a family history of ovarian cancer."
+    ev = judge(clause, "Breast cancer. Ovarian cancer.", px=("81162",))
+    assert atom(ev, "family history of ovarian cancer").status == "unknown"
+    assert judge(clause, "Breast cancer. Her mother had ovarian cancer.", px=("81162",)).outcome == "undecided"
+
+
+def test_a_relative_s_condition_never_gives_the_member_that_condition() -> None:
+    clause = "Insulin pumps are covered for members with type 1 diabetes."
+    for narrative in ("Mother has type 1 diabetes.", "Her father's type 1 diabetes is well controlled."):
+        ev = judge(clause, narrative, px=("E0784",))
+        assert ev.outcome != "covered", narrative
+        assert atom(ev, "type 1 diabetes").status != "met", narrative
+    ev = judge(clause, "Member has type 2 diabetes; mother has type 1 diabetes.", px=("E0784",))
+    assert ev.outcome == "not_applicable"
+
+
+def test_decide_refuses_when_a_relative_may_trigger_a_routing_exception() -> None:
+    """The demo policy's routing UNLESS about a variant in a blood relative: stated, the full analysis
+    cannot be determined covered under the clause."""
+    corpus = load_demo()
+    clauses = [c for d in corpus.documents if d.id == "KHP-MP-0940" for v in d.versions for c in v.clauses]
+    criteria: dict[str, Criteria] = {}
+    for clause in clauses:
+        read = criteria_for_clause(clause)
+        assert isinstance(read, Criteria), clause.id
+        criteria[clause.id] = read
+    base = "Breast cancer with onset at age 39. Pre-test genetic counselling completed."
+
+    def decision(narrative: str) -> Any:
+        facts = read_facts(narrative, ("C50.912",), ("81162",), vocabulary=vocabulary_of(criteria.values()))
+        return decide([ClauseReading(cid, evaluate(c, facts)) for cid, c in criteria.items()], facts)
+
+    assert decision(base).outcome == "covered"
+    assert decision(base + " Her mother has type 1 diabetes.").outcome == "covered"
+    refused = decision(base + " Her sister carries a pathogenic BRCA2 variant.")
+    assert refused.outcome == "undecided"
+    assert refused.deciding == ("KHP-MP-0940.v1.C2",)
+    assert any("relative" in m and "familial pathogenic brca variant" in m for m in refused.missing_facts)

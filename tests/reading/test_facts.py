@@ -12,6 +12,7 @@ from clauseguard.reading.facts import (
     FactSheet,
     MeasureFact,
     QuantityFact,
+    RelativeFact,
     ServiceFact,
     TherapyFact,
     read_facts,
@@ -201,6 +202,51 @@ def test_every_span_is_verbatim_and_the_order_is_stable() -> None:
 def test_what_others_have_is_not_a_fact_about_the_member() -> None:
     sheet = read_facts("Member is 17 years old; mother has type 1 diabetes. Family history of breast cancer in her sister.")
     assert not sheet.of(ConditionFact)
+
+
+def statements(sheet: FactSheet) -> list[RelativeFact]:
+    return [f for f in sheet.of(RelativeFact) if f.concept is None]
+
+
+def test_what_others_have_is_kept_as_a_fact_about_a_relative() -> None:
+    narrative = "Member is 17 years old; mother has type 1 diabetes. Family history of breast cancer in her sister."
+    sheet = read_facts(narrative)
+    named = {(f.relatives, f.concept, f.status) for f in sheet.of(RelativeFact) if f.concept is not None}
+    assert named == {(("mother",), "type 1 diabetes mellitus", "present"),
+                     (("family history of", "sister"), "breast cancer", "present")}
+    for fact in sheet.of(RelativeFact):
+        assert fact.span is not None and narrative[fact.span.start:fact.span.end] == fact.span.text
+    # a term the lexicon lacks: the statement is kept whole, with its words
+    variant = "Breast cancer. Her sister carries a pathogenic BRCA2 variant."
+    sheet = read_facts(variant)
+    assert [c.concept for c in sheet.of(ConditionFact)] == ["breast cancer"]
+    [statement] = statements(sheet)
+    assert statement.relatives == ("sister",) and statement.status == "present"
+    assert statement.span is not None and statement.span.text == "sister carries a pathogenic BRCA2 variant"
+    assert {"pathogenic", "brca2", "variant"} <= set(statement.words)
+
+
+@pytest.mark.parametrize(("narrative", "status"), [
+    ("No family history of breast cancer.", "absent"),
+    ("No other relative has had ovarian cancer.", "absent"),
+    # the negation is the member's, not the relative's
+    ("Member with no personal history of cancer whose mother carries a documented pathogenic BRCA2 variant.", "present"),
+    # a negation inside the statement may deny only part of it: the statement stands
+    ("Her sister carries a BRCA2 variant and has no cancer.", "present"),
+    ("Her sister does not carry the familial variant.", "present"),
+    ("Her sister possibly carries a BRCA2 variant.", "unknown"),
+    ("Sister's BRCA2 result pending.", "unknown"),
+])
+def test_a_statement_about_a_relative_is_denied_only_by_a_negation_written_on_the_relative(
+        narrative: str, status: str) -> None:
+    [statement] = statements(read_facts(narrative))
+    assert statement.status == status
+
+
+def test_a_value_stated_about_a_relative_is_not_the_member_s() -> None:
+    sheet = read_facts("Member aged 40; her mother was diagnosed at age 42. Her father's HbA1c is 9.1%.")
+    assert [(a.value, a.of) for a in sheet.of(AgeFact)] == [(40, "member")]
+    assert not sheet.of(MeasureFact)
 
 
 def test_two_values_for_one_quantity_leave_it_unknown() -> None:

@@ -7,8 +7,7 @@ a gate: that is the engine's pure function over what this returns.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
@@ -622,10 +621,13 @@ class _Evaluator:
             result = reader(atom, role)
         finally:
             self.facts = own
-        if result.fact is not None or result.narrative_span is not None:
+        if result.status == MET:
             return result
-        stated = [f for f in own.of(RelativeFact) if f.status != "absent" and self._relative_bears_on(atom, f)]
-        if not stated:
+        # a denial or a hedge of the clause's own term does not cover another relative's statement
+        read = result.narrative_span
+        stated = [f for f in own.of(RelativeFact) if f.status != "absent" and self._relative_bears_on(atom, f)
+                  and not (read is not None and f.span is not None and f.span.start <= read.start < f.span.end)]
+        if not stated or result.status == UNKNOWN:
             return result
         f = stated[0]
         term = getattr(atom, "concept", None) or getattr(atom, "item", None) or atom.label

@@ -434,7 +434,12 @@ class _Reader:
         """Where the narrative speaks of someone other than the member: from the first word naming
         them ("sister", "family history of") to the end of its clause, with those words."""
         by_clause: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        for s, e in self._find("other_experiencer"):
+        words = self.lex.phrases(self.C, "other_experiencer")
+        # with the possessive too: "her father's type 1 diabetes" is his
+        possessive = [f"{w}{end}" for w in words for end in ("'s", "’s", *(("'", "’") if w.endswith("s") else ()))]
+        pattern = self.lex.pattern((*words, *possessive), "cue-other_experiencer-possessive")
+        for m in pattern.finditer(self.clean):
+            s, e = m.start(), m.end()
             by_clause.setdefault(self._clause_bounds(s, stop_words=False), []).append((s, e))
         return sorted((cues[0][0], right, tuple(cues)) for (_left, right), cues in by_clause.items())
 
@@ -463,7 +468,7 @@ class _Reader:
         for start, right, cues in self.relative_regions:
             end = start + len(self.clean[start:right].rstrip())
             span = self.span(start, end)
-            who = tuple(dict.fromkeys(normalise(self.clean[s:e]) for s, e in cues))
+            who = tuple(dict.fromkeys(re.sub(r"['’]s?$", "", normalise(self.clean[s:e])) for s, e in cues))
             inside = [m for m in self.relative_mentions if start <= m.start and m.end <= right]
             for m in inside:
                 out.append(RelativeFact(who, m.status, span, m.name, m.certainty))
