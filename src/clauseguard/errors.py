@@ -3,6 +3,7 @@
     ClauseguardError
      ├── CorpusError        a corpus file or store that cannot be loaded (names file, path, valid values)
      │    └── AppendOnlyError   a change that would rewrite what the store already holds
+     ├── CriteriaError      policy-as-code that does not load (names the path inside the criteria)
      ├── RequestError       a request that is not well-formed data (CLI exit 2, HTTP 422)
      └── NotFoundError      an unknown contract, clause, document or plan id (CLI exit 2, HTTP 404)
 
@@ -45,6 +46,14 @@ class CorpusError(ClauseguardError):
 
 class AppendOnlyError(CorpusError):
     """The store is append-only: a clause id always resolves to the same text."""
+
+
+class CriteriaError(ClauseguardError):
+    """Criteria JSON that does not load: names the path inside the criteria and what would be valid."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"criteria{path}: {message}")
 
 
 class RequestError(ClauseguardError):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal, Union
 
-from clauseguard.errors import ClauseguardError
+from clauseguard.errors import CriteriaError
 
 SCHEMA_ID: Final = "clauseguard.criteria/v1"
 
@@ -38,14 +38,6 @@ AmendmentAction = Literal["waive", "keep", "replace", "add"]
 
 
 _NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-class CriteriaError(ClauseguardError):
-    """Criteria JSON that does not load: names the path inside the criteria and what would be valid."""
-
-    def __init__(self, path: str, message: str) -> None:
-        self.path = path
-        super().__init__(f"criteria{path}: {message}")
 
 
 @dataclass(frozen=True)
