@@ -269,9 +269,12 @@ def citations_of(res: Resolution, rd: Read) -> list[dict[str, Any]]:
             "riders": riders, "designations": rd.designations.get(clause_id, []),
         }
         met = [a.label for a in ev.atoms if a.status == "met" and not a.waived]
-        failed = [a.label for a in ev.atoms if a.status == "not_met"]
-        unknown = [a.label for a in ev.atoms if a.status == "unknown"]
+        failed = [a.label for a in ev.atoms if a.status == "not_met" and not a.waived]
+        unknown = [a.label for a in ev.atoms if a.status == "unknown" and not a.waived]
+        waived = [a.label for a in ev.atoms if a.waived]
         pieces = [f"{clause_id} reads {ev.outcome.replace('_', ' ')} for this request"]
+        if waived:
+            pieces.append("waived: " + "; ".join(waived))
         if failed:
             pieces.append("not met: " + "; ".join(failed))
         if unknown:
