@@ -8,6 +8,7 @@ and everything it returns that came from the narrative is taken from the redacte
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -336,10 +337,14 @@ def determine(
     verifier: ColdVerifier,
     fault: Any = None,
     assist: ModelRun | None = None,
+    stages: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """The design's determination answer (ids, timings and audit are the engine's). `assist`: the
-    model's run for this determination when a model is configured (it reads, phrases, never decides)."""
+    model's run for this determination when a model is configured (it reads, phrases, never decides);
+    `stages` receives the seconds each stage took (preflight, resolve, retrieve, read, verify, gate)."""
+    lap = Laps(stages if stages is not None else {})
     pf = preflight(req, corpus)
+    lap("preflight")
     flags = [{"kind": "instruction", "text": f} for f in pf.narrative.flags]
     empty: dict[str, Any] = {
         "citations": [], "criteria": [], "conflicts": [], "missing_facts": [], "excluded": [], "retrieved": [],
@@ -351,9 +356,11 @@ def determine(
     day = pf.as_of
     res = resolve(corpus, req, day)
     elig = eligibility(corpus, plan_id=req.plan_id, day=day, payer_id=req.payer_id)
+    lap("resolve")
     handed = [*res.base, *res.riders, *res.faqs]
     retrieved = _retrieved(index, req, handed, elig)
     excluded = _excluded(corpus, index, req, res, elig)
+    lap("retrieve")
     if not res.base:
         decision = decide(GateInput(refusals=tuple(res.refusals)))
         return _response(decision, {**empty, "retrieved": retrieved, "excluded": excluded}, [])
@@ -364,6 +371,7 @@ def determine(
                            lambda g: cache.get(g.clause, lexicon))
     conflicts, shown_conflicts = conflicts_of(res, rd, req)
     citations = citations_of(res, rd)
+    lap("read")
     if fault is not None:
         citations = fault(citations, corpus=corpus, request=req)
     ctx = VerifyContext(
@@ -379,6 +387,7 @@ def determine(
             cold.close()
     for citation, check in zip(citations, checks, strict=True):
         citation["checks"] = check
+    lap("verify")
 
     refusals = list(res.refusals)
     outcome = OUTCOMES.get(rd.decision.outcome)
@@ -410,7 +419,21 @@ def determine(
     response = _response(decision, body, citations)
     if assist is not None:
         assist.finish(response, citations)
+    lap("gate")
     return response
+
+
+class Laps:
+    """Seconds since the previous lap, recorded under each stage's name (for traces, never for answers)."""
+
+    def __init__(self, into: dict[str, float]) -> None:
+        self.into = into
+        self.last = time.perf_counter()
+
+    def __call__(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.into[stage] = round(now - self.last, 6)
+        self.last = now
 
 
 def _response(decision: GateDecision, body: dict[str, Any], citations: list[dict[str, Any]]) -> dict[str, Any]:

@@ -137,9 +137,11 @@ class Engine:
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
         started = time.perf_counter()
         assist = self.models.start() if self.models is not None else None
+        stages: dict[str, float] = {}
         response = run_determination(
             parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
             cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(), assist=assist,
+            stages=stages,
         )
         if assist is not None and "model" not in response:  # a HALT, or no governing document: nothing to read
             assist.finish(response, [])
@@ -147,8 +149,8 @@ class Engine:
         redacted = redacted_request(parsed)
         response["assertion_id"] = "as-" + self._ids("determination", redacted)
         response["trace_id"] = "tr-" + self._ids("determination-trace", redacted)
-        response["timings"] = {"engine_s": round(engine_s, 6), **response.get("timings", {})}
-        self._log("determination", redacted, response, {"engine_s": round(engine_s, 6)})
+        response["timings"] = {"engine_s": round(engine_s, 6), "stages": stages, **response.get("timings", {})}
+        self._log("determination", redacted, response, {"engine_s": round(engine_s, 6), **stages})
         return response
 
     def search(self, request: dict[str, Any] | SearchRequest) -> dict[str, Any]:
