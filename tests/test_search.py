@@ -128,3 +128,12 @@ def test_no_ineligible_clause_is_ever_a_source(
     assert {s["clause_id"] for s in r["sources"]} <= allowed
     assert {b["clause_id"] for b in r["below_threshold"]} <= allowed
     assert not {e["clause_id"] for e in r["excluded"]} & allowed
+
+
+def test_codes_narrow_the_search_before_ranking(engine: Engine) -> None:
+    request = {"payer_id": "KHP", "plan_id": "KHP-PPO-PLUS", "effective_date": "2024-09-01",
+               "question": "what are the coverage criteria", "k": 5}
+    narrowed = engine.search({**request, "codes": ["E0784"]})
+    governing = set(narrowed["governing_documents"])
+    assert governing and all(s["document_id"] in governing for s in narrowed["sources"])
+    assert all(b["document_id"] in governing for b in narrowed["below_threshold"])

@@ -212,10 +212,13 @@ def search_command(
     ] = None,
     threshold: Annotated[float, typer.Option("--threshold", help="Minimum calibrated score of a source.")] = DEFAULT_THRESHOLD,
     k: Annotated[int, typer.Option("--k", help="Passages per question part.")] = DEFAULT_K,
+    code: Annotated[
+        list[str] | None, typer.Option("--code", help="Only documents governing this code; repeat for several.")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Answer a question over the terms that govern a contract, or a plan on a date, with sources."""
-    data: dict[str, Any] = {"question": question, "threshold": threshold, "k": k}
+    data: dict[str, Any] = {"question": question, "threshold": threshold, "k": k, "codes": list(code or [])}
     for key, value in (("contract_id", contract), ("payer_id", payer), ("plan_id", plan),
                        ("effective_date", effective_date)):
         if value is not None:
