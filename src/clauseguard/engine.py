@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from clauseguard import faults
 from clauseguard.audit import AuditLog, append_trace, digest
@@ -86,6 +86,20 @@ class Engine:
         from clauseguard.models import ModelAssist
 
         return ModelAssist(self.model)
+
+    WARM_UP_LIMIT: ClassVar[int] = 5000  # clauses; beyond this, criteria compile on first use only
+
+    def warm_up(self) -> Engine:
+        """Start-up work for long-lived engines (eval, serve, mcp): build the index, and compile every
+        clause's criteria once for the reader and once, separately, for the cold verifier, so no
+        request pays for a first compilation. Skipped for corpora above WARM_UP_LIMIT clauses."""
+        _ = self.index
+        clauses = [c for d in self.corpus.documents for v in d.versions for c in v.clauses]
+        if len(clauses) <= self.WARM_UP_LIMIT:
+            for clause in clauses:
+                self.compiled.get(clause, self.lexicon)
+            self.verifier.warm_up(self.opened.store.reopen(), [c.id for c in clauses])
+        return self
 
     @cached_property
     def index(self) -> RetrievalIndex:

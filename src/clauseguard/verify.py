@@ -7,6 +7,7 @@ checks per citation are exists, verbatim, in_effect, applicable and supports.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -49,19 +50,40 @@ def _applicable(stored: StoredClause, ctx: VerifyContext, plan_riders: tuple[str
 
 
 class ColdVerifier:
-    """The verifier's own lexicon (loaded from the package data for it alone) and nothing else."""
+    """The verifier's own lexicon (loaded from the package data for it alone) and its own memo of
+    compilations keyed by the re-fetched text itself: the compiler is a pure function of that text, so
+    a clause whose stored text changed is compiled anew; nothing here is shared with the reader."""
+
+    MEMO_SIZE = 4096
 
     def __init__(self) -> None:
         self.lexicon = load_lexicon()
+        self._compiled: dict[tuple[str, str], Criteria | Any] = {}
+
+    def warm_up(self, cold: CorpusStore, clause_ids: Sequence[str]) -> None:
+        """Compile clauses ahead of requests, re-read from the store like any verification."""
+        try:
+            for clause_id in clause_ids:
+                stored = cold.clause(clause_id)
+                if stored is not None:
+                    self._compile(stored)
+        finally:
+            cold.close()
+
+    def _compile(self, stored: StoredClause) -> Criteria | Any:
+        key = (stored.text, json.dumps(stored.criteria, sort_keys=True))
+        found = self._compiled.get(key)
+        if found is None:
+            if len(self._compiled) >= self.MEMO_SIZE:
+                self._compiled.clear()
+            found = self._compiled[key] = criteria_for_clause(stored.as_clause(), self.lexicon)
+        return found
 
     def verify(self, citations: Sequence[dict[str, Any]], cold: CorpusStore, ctx: VerifyContext) -> list[dict[str, bool]]:
         """The five checks for each citation, in order. `cold` must be a fresh store handle."""
         plan_riders = cold.plan_riders(ctx.plan_id)
         fetched = {c["clause_id"]: cold.clause(c["clause_id"]) for c in citations}
-        compiled = {
-            cid: criteria_for_clause(stored.as_clause(), self.lexicon)
-            for cid, stored in sorted(fetched.items()) if stored is not None
-        }
+        compiled = {cid: self._compile(stored) for cid, stored in sorted(fetched.items()) if stored is not None}
         related = self._related(citations, cold)
         vocabulary = vocabulary_of(
             [c for c in (*compiled.values(), *related.values()) if isinstance(c, Criteria)], self.lexicon
@@ -90,7 +112,7 @@ class ColdVerifier:
         out: dict[str, Any] = {}
         for clause_id in ids:
             stored = cold.clause(clause_id)
-            out[clause_id] = criteria_for_clause(stored.as_clause(), self.lexicon) if stored is not None else None
+            out[clause_id] = self._compile(stored) if stored is not None else None
         return out
 
     def _supports(self, compiled: Any, claim: dict[str, Any], facts: Any, related: dict[str, Any]) -> bool:

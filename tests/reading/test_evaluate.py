@@ -484,3 +484,81 @@ def test_decide_refuses_when_a_relative_may_trigger_a_routing_exception() -> Non
     assert refused.outcome == "undecided"
     assert refused.deciding == ("KHP-MP-0940.v1.C2",)
     assert any("relative" in m and "familial pathogenic brca variant" in m for m in refused.missing_facts)
+
+
+def demo_criteria(clause_id: str) -> Criteria:
+    [clause] = [c for d in load_demo().documents for v in d.versions for c in v.clauses if c.id == clause_id]
+    result = criteria_for_clause(clause)
+    assert not isinstance(result, Refusal)
+    return result
+
+
+PT_LIMIT, PT_NOTE, PT_RIDER = "KHP-MP-0307.v1.C3", "KHP-MP-0307.v1.C4", "KHP-RID-REHAB.R-2024-01.A1"
+
+
+def test_a_visit_count_in_the_narrative_is_judged_against_the_yearly_limit() -> None:
+    assert judge(demo_criteria(PT_LIMIT), "25 visits used this calendar year.", px=("97110",)).outcome == "not_covered"
+    assert judge(demo_criteria(PT_LIMIT), "This is the 15th visit this year.", px=("97110",)).outcome == "covered"
+    assert judge(demo_criteria(PT_NOTE), "This is the 15th visit this year. No progress note has been written.",
+                 px=("97110",)).outcome == "not_covered"
+
+
+def test_a_rider_raising_a_limit_from_a_stated_value_leaves_other_counts_alone() -> None:
+    [raise_limit] = demo_criteria(PT_RIDER).amendments
+    limit = resolve_amendment(demo_criteria(PT_LIMIT), raise_limit)
+    assert limit is not None and limit.atom_ids
+    # the tenth visit that calls for a progress note is not the limit the rider raises
+    note = resolve_amendment(demo_criteria(PT_NOTE), raise_limit)
+    assert note is None or not note.atom_ids
+
+
+def test_a_maintenance_course_meets_the_maintenance_exclusion() -> None:
+    ev = judge(demo_criteria("KHP-MP-0307.v1.C5"),
+               "Stable level of function reached; weekly sessions are proposed only to maintain function.",
+               px=("97110",))
+    assert ev.outcome == "not_covered"
+
+
+def test_depression_is_a_mental_health_condition_and_a_clause_word_resolves_to_its_concept() -> None:
+    from clauseguard.reading.lexicon import default_lexicon
+    lex = default_lexicon()
+    assert lex.is_a("major depressive disorder", "mental health condition")
+    # the clause says "measurable goals", a term the lexicon lists for its concept
+    ev = judge(demo_criteria("KHP-MP-0307.v1.C2"),
+               "Physical therapy prescribed by the physician; a written plan of care with measurable goals was set "
+               "at the initial evaluation; improvement is expected.", px=("97110",))
+    assert atom(ev, "measurable functional goals").status == "met"
+
+
+@pytest.mark.parametrize(("narrative", "outcome"), [
+    ("Recurrent major depressive disorder. The treatment plan with measurable goals was reviewed 30 days ago.",
+     "covered"),
+    ("Recurrent major depressive disorder. The treatment plan with measurable goals was last reviewed seven months "
+     "ago.", "not_covered"),
+    ("Recurrent major depressive disorder. The treatment plan with measurable goals is on file.", "undecided"),
+])
+def test_a_document_required_within_a_window_is_judged_by_when_the_request_dates_it(narrative: str,
+                                                                                     outcome: str) -> None:
+    assert judge(demo_criteria("KHP-MP-0530.v1.C2"), narrative, dx=("F33.1",), px=("90837",)).outcome == outcome
+
+
+@pytest.mark.parametrize(("narrative", "outcome"), [
+    ("Acute carbon monoxide poisoning; five hyperbaric sessions completed in this episode.", "not_covered"),
+    ("Acute carbon monoxide poisoning; the first hyperbaric session is requested.", "covered"),
+    ("Acute carbon monoxide poisoning.", "undecided"),
+])
+def test_a_per_episode_session_limit_is_judged_by_the_sessions_stated_for_the_episode(narrative: str,
+                                                                                      outcome: str) -> None:
+    ev = judge(demo_criteria("KHP-MP-0805.v1.C3"), narrative, dx=("T58.91XA",), px=("G0277",))
+    assert ev.outcome == outcome
+
+
+def test_a_dated_progress_note_with_measurable_gains_meets_the_progress_note_requirement() -> None:
+    ev = judge(demo_criteria("KHP-MP-0307.v1.C4"),
+               "24 visits used this calendar year; the last progress note (two weeks ago) shows measurable gains.",
+               px=("97110",))
+    assert ev.outcome == "covered"
+    ev = judge(demo_criteria("KHP-MP-0307.v1.C4"),
+               "24 visits used this calendar year; the last progress note, three months ago, shows measurable gains.",
+               px=("97110",))
+    assert ev.outcome == "not_covered"

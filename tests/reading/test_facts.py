@@ -318,3 +318,117 @@ def test_a_planned_condition_keeps_its_window_and_a_test_before_its_finding_docu
 def test_a_count_of_events_is_not_a_billed_quantity() -> None:
     sheet = read_facts("Hypoglycemia unawareness with two severe episodes in six months. Billed 40 sensors for 31 days.")
     assert [(q.item, q.value) for q in sheet.of(QuantityFact)] == [("personal continuous glucose monitoring", 40)]
+
+
+@pytest.mark.parametrize(("narrative", "prior"), [
+    ("25 visits used this calendar year.", 25),
+    ("The member has had 24 physical therapy visits this calendar year.", 24),
+    ("Eight sessions so far this year.", 8),
+    ("Requesting the 15th visit this year.", 14),
+    ("This would be the third session this calendar year.", 2),
+])
+def test_a_stated_count_or_ordinal_of_the_service_in_a_year_is_a_prior_count(narrative: str, prior: float) -> None:
+    [count] = [f for f in read_facts(narrative).of(ServiceFact) if not f.requested]
+    assert count.prior_count == prior and count.within is not None and count.within.unit == "calendar_year"
+
+
+@pytest.mark.parametrize("narrative", [
+    "Visits after the tenth visit this year need a progress note.",  # a boundary, not the requested occasion
+    "Two severe episodes this year.",  # counts events, not the service
+])
+def test_a_boundary_ordinal_or_a_count_of_events_is_no_prior_count(narrative: str) -> None:
+    assert not [f for f in read_facts(narrative).of(ServiceFact) if f.prior_count]
+
+
+def test_ordered_by_the_physician_and_measurable_goals_are_documentation_of_a_treatment_plan() -> None:
+    sheet = read_facts("Physical therapy ordered by the physician, plan of care with measurable goals, good prognosis.")
+    for concept in ("prescription by a physician or advanced practice clinician", "measurable functional goals",
+                    "expected meaningful improvement"):
+        assert condition(sheet, concept).status == "present"
+
+
+@pytest.mark.parametrize(("narrative", "onset"), [
+    ("Member diagnosed with breast cancer at age 41.", 41),
+    ("Breast cancer diagnosed at 43.", 43),
+    ("Diagnosed with type 1 diabetes at the age of 12.", 12),
+])
+def test_a_diagnosis_at_an_age_is_the_age_at_onset(narrative: str, onset: float) -> None:
+    [age] = read_facts(narrative).of(AgeFact)
+    assert age.of == "onset" and age.value == onset
+
+
+def test_a_diagnosis_at_a_week_of_pregnancy_or_of_a_relative_is_no_onset_age_of_the_member() -> None:
+    assert not read_facts("Gestational diabetes diagnosed at 28 weeks.").of(AgeFact)
+    assert not [f for f in read_facts("Her mother was diagnosed with breast cancer at 42.").of(AgeFact)
+                if f.of == "onset"]
+
+
+def test_counselled_before_testing_is_genetic_counselling() -> None:
+    sheet = read_facts("Member counselled by a certified genetic counsellor before testing.")
+    assert condition(sheet, "genetic counselling").status == "present"
+
+
+@pytest.mark.parametrize("narrative", [
+    "She has never enrolled in a supervised weight-loss program.",
+    "The member has never taken part in a physician-supervised weight-management program.",
+])
+def test_never_negates_and_a_weight_loss_program_is_a_weight_management_program(narrative: str) -> None:
+    [therapy] = read_facts(narrative).of(TherapyFact)
+    assert therapy.therapy == "weight-management program" and therapy.status == "absent"
+
+
+@pytest.mark.parametrize(("narrative", "months"), [
+    ("Completed eight consecutive months of a physician-supervised weight-management program.", 8),
+    ("Attended a supervised weight-management program for three consecutive months last year.", 3),
+])
+def test_a_course_length_may_say_consecutive_between_number_and_unit(narrative: str, months: float) -> None:
+    [therapy] = read_facts(narrative).of(TherapyFact)
+    assert therapy.duration_days == pytest.approx(months * 30.4375)
+
+
+def test_the_number_inside_a_condition_name_is_no_second_value() -> None:
+    [bmi] = read_facts("Member aged 52 with a BMI of 35.8 and type 2 diabetes mellitus.").of(MeasureFact)
+    assert bmi.value == 35.8 and bmi.status == "present"
+
+
+def test_no_personal_history_of_cancer_denies_breast_cancer_too() -> None:
+    from clauseguard.reading.lexicon import default_lexicon
+    assert default_lexicon().is_a("breast cancer", "cancer")
+    assert condition(read_facts("Member has no personal history of cancer."), "cancer").status == "absent"
+
+
+def test_therapy_only_to_keep_a_level_of_function_is_maintenance_therapy() -> None:
+    sheet = read_facts("The therapist proposes weekly sessions only to keep that level.")
+    assert condition(sheet, "maintenance therapy").status == "present"
+
+
+def test_a_permanent_molar_is_a_permanent_tooth_and_an_approved_plan_is_prior_approval() -> None:
+    sheet = read_facts("Lost a permanent lower molar. The insurer approved the implant treatment plan before surgery.")
+    assert condition(sheet, "permanent tooth").status == "present"
+    assert condition(sheet, "prior approval").status == "present"
+
+
+@pytest.mark.parametrize(("narrative", "ago"), [
+    ("An audiological evaluation two months ago shows hearing loss.", (60.875, 60.875)),
+    ("The plan was reviewed by the clinician 30 days ago.", (30.0, 30.0)),
+    ("A psychological evaluation last month found no contraindication.", (1.0, 62.0)),
+    ("An audiological evaluation two months ago and another one year ago.", None),
+])
+def test_a_finding_or_document_is_dated_by_the_rest_of_its_sentence(narrative: str, ago: object) -> None:
+    sheet = read_facts(narrative, vocabulary=("audiological evaluation", "plan", "psychological evaluation"))
+    assert sheet.of(ConditionFact)[0].ago_days == ago
+
+
+@pytest.mark.parametrize(("narrative", "prior"), [
+    ("Has completed five hyperbaric sessions in this episode; the physician requests a sixth.", 5),
+    ("40 hyperbaric sessions already given in this episode.", 40),
+    ("The first hyperbaric session is requested.", 0),
+])
+def test_a_count_of_sessions_in_the_current_episode(narrative: str, prior: float) -> None:
+    [count] = [f for f in read_facts(narrative).of(ServiceFact) if not f.requested]
+    assert count.prior_count == prior and count.within is not None and count.within.unit == "episode"
+
+
+def test_haematocrit_is_a_measure_in_percent() -> None:
+    [hct] = read_facts("Echocardiography normal; haematocrit 47%.").of(MeasureFact)
+    assert (hct.quantity, hct.value, hct.unit) == ("haematocrit", 47.0, "percent")

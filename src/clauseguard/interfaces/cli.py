@@ -375,7 +375,7 @@ def model_status_command(
 
 
 eval_commands.register(
-    app, lambda ctx: _options(ctx).engine(ctx.meta.get(eval_commands.MODEL_META_KEY), with_model=True)
+    app, lambda ctx: _options(ctx).engine(ctx.meta.get(eval_commands.MODEL_META_KEY), with_model=True).warm_up()
 )
 ingest_commands.register(app, corpus_app)
 serve_commands.register(app)

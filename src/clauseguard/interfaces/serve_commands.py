@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
         keys = api_keys_from_env()
         sys.stderr.write(f"clauseguard: serving {opened.description} on http://{host}:{port}/ "
                          f"({'an API key is required' if keys else 'no API key required'})\n")
-        uvicorn.run(create_app(lambda: Engine(opened, model=model), api_keys=keys), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(lambda: Engine(opened, model=model).warm_up(), api_keys=keys), host=host, port=port, log_level="info")
 
     @app.command("mcp")
     def mcp_command(
@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
 
         opened = opened_of(ctx)
         model = from_environment()
-        server = create_server(lambda: Engine(opened, model=model))
+        server = create_server(lambda: Engine(opened, model=model).warm_up())
         if transport == "http":
             server.run("streamable-http", host=host, port=port)
         else:

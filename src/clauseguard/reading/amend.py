@@ -79,6 +79,11 @@ def resolve_amendment(criteria: Criteria, amendment: Amendment, lexicon: Lexicon
             scored = [(len(want & (_words(a.span.text) | _words(a.label))), a) for a in atoms]
             top = max((s for s, _ in scored), default=0)
             hits = [a for s, a in scored if s == top and s > 0]
+    old_value = _replaced_value(amendment.span.text, lex) if isinstance(new, Count) else None
+    if old_value is not None:
+        # "raised from twenty (20) to thirty (30)" names the limit it changes: a count with another
+        # value in the same clause (the tenth visit that triggers a progress note) is not that limit
+        hits = [a for a in hits if not isinstance(a, Count) or a.value == old_value]
     if not hits:
         return None
     # a course's own details ("three or more per day with self-adjustment") go with the course
@@ -87,6 +92,23 @@ def resolve_amendment(criteria: Criteria, amendment: Amendment, lexicon: Lexicon
         ids.extend(a.id for a in atoms if a.id not in ids and course.span.start <= a.span.start
                    and a.span.end <= course.span.end)
     return Override(amendment.action, tuple(ids), amendment, rider_clause)
+
+
+def _replaced_value(text: str, lex: Lexicon) -> float | None:
+    """The old value a replacement states ("from twenty (20) to thirty (30)" -> 20), or None."""
+    words = lex.number_words()
+    number = r"(?:\d+(?:\.\d+)?|[a-z]+(?:-[a-z]+)?)(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?"
+    m = re.search(rf"\bfrom\s+(?P<old>{number})\s+(?:[a-z]+\s+){{0,3}}?to\s+(?P<new>{number})", normalise(text))
+    if m is None:
+        return None
+    raw = m.group("old")
+    digits = re.search(r"\d+(?:\.\d+)?", raw)
+    if digits:
+        return float(digits.group())
+    if raw in words:
+        return words[raw]
+    a, _, b = raw.partition("-")
+    return words[a] + words[b] if a in words and b in words else None
 
 
 def _population_concepts(amendment: Amendment) -> tuple[str, ...]:

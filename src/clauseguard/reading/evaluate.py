@@ -7,6 +7,7 @@ a gate: that is the engine's pure function over what this returns.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
@@ -672,6 +673,11 @@ class _Evaluator:
             return "narrower"
         if self.lex.is_a(wanted, fact_concept):
             return "broader"
+        if wanted not in self.lex.concepts:
+            # a clause's word for a concept the lexicon lists as a term of it ("measurable goals")
+            canonical = self.lex.concept_named(wanted)
+            if canonical is not None and canonical != wanted:
+                return self._related(fact_concept, canonical)
         return None
 
     def _condition(self, atom: Condition, role: Role) -> AtomResult:
@@ -1008,8 +1014,9 @@ class _Evaluator:
                 continue
             if f.within is not None:
                 fact_days = f.within.length * _DAYS[f.within.unit]
-                if f.prior_count == 0 and fact_days + 0.5 >= window_days:
-                    return 0.0, f
+                if f.prior_count == 0 and (fact_days + 0.5 >= window_days or
+                                           f.within.unit == atom.per.unit and f.within.length >= atom.per.length):
+                    return 0.0, f  # none in a window at least as long (or the same occasion, an episode)
                 if f.prior_count and f.within.unit == atom.per.unit and f.within.length <= atom.per.length:
                     return f.prior_count, f
                 if f.prior_count and fact_days <= window_days + 0.5:
@@ -1026,7 +1033,53 @@ class _Evaluator:
                        for r in self.requested for c in r.concepts) or not self.requested
         return self._related(concept, item) is not None or self._related(item, concept) is not None
 
+    def _dated_item(self, item: str) -> tuple[tuple[str, ...], float] | None:
+        """'audiological evaluation within the previous 6 months' -> (the document, the window in days);
+        the document may carry the clause's verb ("treatment plan reviewed within the last 90 days")."""
+        units = self.lex.time_units()
+        words = self.lex.number_words()
+        m = re.fullmatch(r"(?P<x>.+?)\s+(?:within|in)\s+the\s+(?:(?:last|previous|past|preceding)\s+)?"
+                         r"(?P<n>\d+(?:\.\d+)?|[a-z]+)\s+(?P<t>[a-z]+)(?:\s+before\s+the\s+request)?", item)
+        if m is None or normalise(m.group("t")) not in units:
+            return None
+        raw = m.group("n")
+        value = float(raw) if raw[0].isdigit() else words.get(raw)
+        if value is None:
+            return None
+        base = m.group("x")
+        names = [base]
+        head, _, last = base.rpartition(" ")
+        if head and last.endswith("ed"):
+            names.append(head)  # "treatment plan reviewed": the plan, dated by its review
+        return tuple(names), value * units[normalise(m.group("t"))][1]
+
+    def _dated_documentation(self, atom: Documentation, role: Role) -> AtomResult | None:
+        """A document required within a window: met when the request dates it inside, not met when it
+        dates it outside; undated (or dated only roughly across the window's end) it is unknown."""
+        dated = self._dated_item(atom.item)
+        if dated is None:
+            return None
+        names, window = dated
+        for f in self.facts.of(ConditionFact):
+            if f.source != "narrative" or not any(self._related(f.concept, n) == "narrower" for n in names):
+                continue
+            missing = f"documentation of {atom.item}"
+            if f.status == "absent":
+                return self._record(atom, role, NOT_MET, f"no {f.concept}", f.span, f.source,
+                                    note="the request states it is absent")
+            if f.status != "present" or f.certainty == "suspected" or f.ago_days is None:
+                return None
+            low, high = f.ago_days
+            status: Value = MET if high <= window + 0.5 else NOT_MET if low > window + 0.5 else UNKNOWN
+            desc = f"{f.concept}, {_num(round(low))}" + (f"-{_num(round(high))}" if high != low else "") + " day(s) ago"
+            return self._record(atom, role, status, desc, f.span, f.source, missing=missing,
+                                note=f"compared with a window of {_num(round(window))} day(s)")
+        return None
+
     def _documentation(self, atom: Documentation, role: Role) -> AtomResult:
+        dated = self._dated_documentation(atom, role)
+        if dated is not None:
+            return dated
         for f in self.facts.of(DocumentationFact):
             if self._related(f.item, atom.item) != "narrower" and f.item != atom.item:
                 continue

@@ -35,6 +35,7 @@ class ConditionFact:
     history: bool = False
     note: str = ""
     within_days: float | None = None  # a planned or expected condition: due within this many days
+    ago_days: tuple[float, float] | None = None  # when a stated finding or document was made: (fewest, most) days ago
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,14 @@ class _Tables:
             rf"(?P<more>more\s+than\s+|over\s+)?(?P<n2>{N})[\s-]+(?P<t2>{T}))(?![\w-])", re.I)
         self.therapy_starts = "|".join(r"\s+".join(map(re.escape, w.split()))
                                        for w in sorted(lexicon.phrases(C, "therapy_starts"), key=len, reverse=True))
+        self.ordinals = {normalise(str(k)): float(v) for k, v in lexicon.data["numbers.yaml"].get("ordinals", {}).items()}
+        self.count_links = "|".join(r"\s+".join(map(re.escape, w.split()))
+                                    for w in sorted(lexicon.phrases(C, "count_links"), key=len, reverse=True))
+        self.ordinal_boundaries = frozenset(normalise(w) for w in lexicon.phrases(C, "ordinal_boundaries"))
+        self.count_occasions = {normalise(str(w)): str(unit) for unit, forms in
+                                lexicon.data["measures.yaml"].get("count_occasions", {}).items() for w in forms}
+        self.ago_words = {normalise(str(k)): (float(v[0]), float(v[1]))
+                          for k, v in lexicon.data["measures.yaml"].get("ago_words", {}).items()}
         raw_ages = lexicon.data[C].get("age_words", {})
         self.age_words = {normalise(k): (str(v[0]), float(v[1])) for k, v in raw_ages.items()}
 
@@ -302,7 +311,9 @@ class _Reader:
         facts.extend(self._measure_facts())
         facts.extend(self._age_facts())
         facts.extend(self._tenure_facts())
-        facts.extend(self._history_facts(mentions))
+        counts = self._count_facts()
+        facts.extend(counts)
+        facts.extend(f for f in self._history_facts(mentions) if not self._counted(f, counts))
         facts.extend(self._quantity_facts())
         facts.extend(self._documentation_facts(mentions))
         # a value stated about a relative ("her mother was diagnosed at age 42") is not the member's
@@ -651,8 +662,27 @@ class _Reader:
                              for s, e in history if e <= mod_start)
             is_documented = any(left <= s and s < right for s, e in documented)
             out.append(ConditionFact(m.name, m.status, NARRATIVE, self.span(m.start, m.end), certainty,
-                                     severity, qualifiers, is_documented, is_history, within_days=self._window_after(m.end)))
+                                     severity, qualifiers, is_documented, is_history, within_days=self._window_after(m.end),
+                                     ago_days=self._dated(m)))
         return out
+
+    def _dated(self, m: _Mention) -> tuple[float, float] | None:
+        """'An audiological evaluation two months ago ...', 'reviewed 30 days ago', 'last month': how long
+        ago the rest of its sentence dates it; two different dates in that stretch date nothing."""
+        _, s_end = self._sentence_of(m.start)
+        rest = self.clean[m.end:s_end]
+        found: set[tuple[float, float]] = set()
+        for a in re.finditer(rf"(?<![\w-])(?P<n>{self._number_re()})[\s-]+(?P<t>{self._time_re()})\s+ago(?![\w-])", rest, re.I):
+            value = self._num_at(a.group("n"))
+            unit = self.time_units.get(normalise(a.group("t")))
+            if value is not None and unit is not None:
+                found.add((value * unit[1], value * unit[1]))
+        ago_words = self.tables.ago_words
+        if ago_words:
+            alt = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(ago_words, key=len, reverse=True))
+            for a in re.finditer(rf"(?<![\w-])(?:{alt})(?![\w-])", rest, re.I):
+                found.add(ago_words[normalise(a.group())])
+        return found.pop() if len(found) == 1 else None
 
     def _window_after(self, pos: int) -> float | None:
         """'... within the next four months' right after a mention: the window it is due in, in days."""
@@ -775,23 +805,26 @@ class _Reader:
         N, T = self._number_re(), self._time_re()
         before = self.clean[left:m.start]
         after = self.clean[m.end:right]
-        found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+(?P<t>{T})\s+(?:of\s+)?(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
+        # "six consecutive months": a word about the course between the number and its unit
+        adj = "|".join(map(re.escape, self.lex.phrases(self.C, "duration_adjectives")))
+        T = rf"(?:(?:{adj})\s+)?(?P<t>{T})"
+        found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+{T}\s+(?:of\s+)?(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
         if found is None:
-            found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+(?P<t>{T})\s+(?:trial|course)\s+of\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
+            found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+{T}\s+(?:trial|course)\s+of\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
         if found is None:
-            found = re.match(rf"^\s+(?:therapy\s+|treatment\s+)?for\s+(?P<n>{N})[\s-]+(?P<t>{T})\b", after, re.I)
+            found = re.match(rf"^\s+(?:therapy\s+|treatment\s+)?for\s+(?P<n>{N})[\s-]+{T}\b", after, re.I)
         if found is None:
             # "X, four a day with self-adjusted doses, for six weeks" / "X (four a day) for five weeks" /
             # "X with self-adjustment for four months": a short aside between the therapy and its length
             _, s_end = self._sentence_of(m.start)
             rest = self.clean[m.end:s_end]
             found = re.match(rf"^(?:\s*,[^,;.]{{1,60}},|\s*\([^()]{{1,60}}\)|\s+with\s+(?:[a-z\-]+\s+){{0,3}}[a-z\-]+)?"
-                             rf"\s+for\s+(?P<n>{N})[\s-]+(?P<t>{T})\b", rest, re.I)
+                             rf"\s+for\s+(?P<n>{N})[\s-]+{T}\b", rest, re.I)
         if found is None:
             # "started X three weeks ago": the course so far
             starts = self.tables.therapy_starts
             if re.search(rf"(?<![\w-])(?:{starts})\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I):
-                found = re.match(rf"^\s+(?P<n>{N})[\s-]+(?P<t>{T})\s+ago\b", after, re.I)
+                found = re.match(rf"^\s+(?P<n>{N})[\s-]+{T}\s+ago\b", after, re.I)
         if found is None:
             return None
         value = self._num_at(found.group("n"))
@@ -907,9 +940,12 @@ class _Reader:
         stop = q.end + nxt[0].start if nxt else s_end
         rest = self.clean[end:stop]
         time = self._time_re()
+        named = [(c.start, c.end) for c in self.lex.find_concepts(self.clean, self.tokens)]
         for num in re.finditer(rf"(?<![\w.-])(?P<n>\d+(?:\.\d+)?|{self._number_re()})(?![\w.-])(?!\s*(?:{time})\b)", rest, re.I):
             if re.match(r"\s*\(", rest[num.end():]):
                 continue
+            if any(a <= end + num.start() < b for a, b in named):
+                continue  # the "2" of "type 2 diabetes" is no second value
             return True
         past = self.lex.pattern(self.lex.phrases(self.C, "past_value"), "cue-past")
         window = self.clean[max(s_start, start - 12):start] + " " + self.clean[end:min(stop, end + 20)]
@@ -920,14 +956,31 @@ class _Reader:
         N = self._number_re()
         onset = self.lex.pattern(self.lex.phrases(self.C, "onset"), "cue-onset")
         onset_spans = []
+        # "diagnosed at 43" is an age; "diagnosed at 32 weeks" is not
+        not_years = "|".join(re.escape(t) for t, (unit, _) in sorted(self.time_units.items()) if unit != "year")
+        age_number = rf"(?:of\s+)?(?P<n>{N})(?![\w-])(?!\s+(?:{not_years})\b)"
+        age_after = r"\s+" + age_number
         for m in onset.finditer(self.clean):
-            nm = re.match(rf"\s+(?:of\s+)?(?P<n>{N})", self.clean[m.end():], re.I)
+            nm = re.match(age_after, self.clean[m.end():], re.I)
             if nm:
                 value = self._num_at(nm.group("n"))
                 if value is not None:
                     end = m.end() + nm.end()
                     onset_spans.append((m.start(), end))
                     out.append(AgeFact(value, self.span(m.start(), end), "onset"))
+        onset_with = self.lex.pattern(self.lex.phrases(self.C, "onset_with"), "cue-onset-with")
+        for m in onset_with.finditer(self.clean):
+            # "diagnosed with breast cancer at age 41": the condition, then its age, in one clause
+            _, right = self._clause_bounds(m.end(), stop_words=False)
+            nm = re.match(rf"\s+(?:[\w'-]+\s+){{1,6}}?at\s+(?:the\s+)?(?:age\s+)?{age_number}",
+                          self.clean[m.end():right], re.I)
+            if nm is None or any(s <= m.start() < e for s, e in onset_spans):
+                continue
+            value = self._num_at(nm.group("n"))
+            if value is not None:
+                end = m.end() + nm.end()
+                onset_spans.append((m.start(), end))
+                out.append(AgeFact(value, self.span(m.start(), end), "onset"))
         for m in re.finditer(rf"(?<![\w-])(?:aged|age|ages)\s+(?P<n>{N})(?![\w-])|(?P<n2>\d+)[\s-]*(?:year|yr)s?[\s-]*old"
                              rf"|(?P<n3>\d+)\s+years\s+of\s+age", self.clean, re.I):
             if any(s <= m.start() < e for s, e in onset_spans):
@@ -1012,6 +1065,92 @@ class _Reader:
                 count = 1.0 if within is not None else None
                 out.append(ServiceFact(concepts, span, ago_days=ago_days, within=within, prior_count=count))
         return out
+
+    def _count_facts(self) -> list[ServiceFact]:
+        """Stated counts of the service in a counting window: "25 visits used this calendar year" (25 prior),
+        "this is the 12th visit this year" (11 prior, the requested one is the 12th)."""
+        out: list[ServiceFact] = []
+        T = self.tables
+        N = self._number_re()
+        ordinal = "|".join(sorted(map(re.escape, T.ordinals), key=len, reverse=True))
+        item = r"(?P<item>(?:[a-z][a-z\-]*\s+){0,3}?[a-z][a-z\-]*)"
+        occasions = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(T.count_occasions, key=len, reverse=True))
+        window = (r"(?P<w>(?:this|the\s+same|the\s+current|the)\s+(?:[a-z]+\s+)?year"
+                  rf"|(?:this|the\s+same|the\s+current)\s+(?:{occasions or 'year'}))")
+        links = rf"(?:(?:{T.count_links})\s+){{0,3}}"
+        cardinal = re.compile(rf"(?<![\w-])(?P<n>{N})\s+{item}\s+{links}{window}(?![\w-])", re.I)
+        ordinal_re = re.compile(rf"(?<![\w-])(?P<o>\d+(?:st|nd|rd|th)|{ordinal})(?:\s*\(\s*\d+(?:st|nd|rd|th)\s*\))?\s+"
+                                rf"{item}\s+{links}{window}(?![\w-])", re.I)
+        concepts_found = self.lex.find_concepts(self.clean, self.tokens)
+        for pattern, is_ordinal in ((cardinal, False), (ordinal_re, True)):
+            for m in pattern.finditer(self.clean):
+                first = m.start("o") if is_ordinal else m.start("n")
+                if any(c.start <= first < c.end for c in concepts_found):
+                    continue  # the "2" of "type 2 diabetes" counts nothing
+                concepts = self._counted_service(normalise(m.group("item")))
+                if concepts is None:
+                    continue
+                within = self._count_window(m.group("w"))
+                if within is None:
+                    continue
+                if is_ordinal:
+                    before = [normalise(t.text) for t in self._before_words(m.start(), 3)]
+                    if any(w in T.ordinal_boundaries for w in before):
+                        continue  # "after the tenth visit" is a boundary, not the requested occasion
+                    raw = normalise(m.group("o"))
+                    value = float(raw[:-2]) if raw[:-2].isdigit() else T.ordinals.get(raw)
+                    if value is None or value < 1:
+                        continue
+                    prior = value - 1  # the requested one is the n-th
+                else:
+                    found = self._num_at(m.group("n"))
+                    if found is None:
+                        continue
+                    prior = found
+                out.append(ServiceFact(concepts, self.span(m.start(), m.end()), within=within, prior_count=prior))
+        # "the first hyperbaric session is requested": none before it in the course it opens (its episode)
+        first_words = [w for w, v in T.ordinals.items() if v == 1] + ["1st"]
+        opening = re.compile(rf"(?<![\w-])(?:the|a|this)\s+(?:{'|'.join(map(re.escape, first_words))})\s+{item}\s+"
+                             rf"(?:is|was|being)?\s*(?:requested|planned|scheduled|ordered|proposed)(?![\w-])", re.I)
+        for m in opening.finditer(self.clean):
+            if any(c.span is not None and c.span.start <= m.start() < c.span.end for c in out):
+                continue
+            concepts = self._counted_service(normalise(m.group("item")))
+            if concepts is not None:
+                out.append(ServiceFact(concepts, self.span(m.start(), m.end()), within=Period(1.0, "episode"),
+                                       prior_count=0.0))
+        return out
+
+    def _counted_service(self, item: str) -> tuple[str, ...] | None:
+        """What a counted noun phrase is: () for a generic unit of the requested service ("visits",
+        "physical therapy visits"), the service concept it names, or None when it counts something else."""
+        words = item.split()
+        head = words[-1]
+        singular = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
+        services = [c.name for c in self.lex.find_concepts(item) if self.lex.concepts[c.name].domain == "service"]
+        if head in self.generic or singular in self.generic:
+            return tuple(services[-1:])
+        if services and self.lex.concept_named(item) is not None:
+            return (services[-1],)
+        return None
+
+    def _count_window(self, text: str) -> Period | None:
+        name = normalise(text)
+        occasion = self.tables.count_occasions.get(re.sub(r"^(?:this|the same|the current)\s+", "", name))
+        if occasion is not None:
+            return Period(1.0, occasion)  # type: ignore[arg-type]
+        if name in self.period_names:
+            return Period(1.0, self.period_names[name])  # type: ignore[arg-type]
+        period = self._period_text(text)
+        return period if period is not None and period.unit != "year" else None
+
+    @staticmethod
+    def _counted(fact: Fact, counts: list[ServiceFact]) -> bool:
+        """A history fact the stated count of the same service already says more precisely."""
+        if not isinstance(fact, ServiceFact) or fact.span is None:
+            return False
+        return any(c.span is not None and fact.span.start <= c.span.start and c.span.end <= fact.span.end
+                   and (not c.concepts or not fact.concepts or c.concepts == fact.concepts) for c in counts)
 
     def _quantity_facts(self) -> list[Fact]:
         out: list[Fact] = []
