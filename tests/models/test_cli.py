@@ -29,6 +29,9 @@ def corpus_file(tmp_path: Path) -> Path:
     return path
 
 
+MODEL_ROW_FIELDS = ("accepted", "rejected", "usd", "latency_s")
+
+
 def ask_args(corpus: Path, request: dict[str, Any]) -> list[str]:
     args = ["--corpus", str(corpus), "ask", "--payer", request["payer_id"], "--plan", request["plan_id"],
             "--as-of", request["as_of_date"], "--narrative", request["narrative"], "--question", request["question"]]
@@ -153,4 +156,5 @@ def test_eval_with_a_model_records_it_and_keeps_its_own_baseline(
     assert list(scorecard).index("model") < list(scorecard).index("per_case")
     for row in scorecard["per_case"]:
         assert row["model"]["accepted"] == 2 and row["model"]["rejected"] == 0  # a judge verdict and a phrasing
-        assert row["model"]["usd"] == 0.0 and isinstance(row["model"]["latency_s"], float)
+        assert row["model"]["usd"] == 0.0
+        assert set(MODEL_ROW_FIELDS) <= set(row["model"])  # what each case reports, not how fast it was

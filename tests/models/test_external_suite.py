@@ -16,6 +16,9 @@ from tests.models.conftest import model_engine
 pytestmark = pytest.mark.slow
 
 
+MODEL_ROW_FIELDS = ("accepted", "rejected", "usd", "latency_s")  # reported per case
+
+
 def run(external: tuple[Opened, Path], script: str, protocol: str, *, refuse_all: bool) -> dict[str, Any]:
     opened, folder = external
     checked = check_suite([folder / "seed.json", folder / "generated.json"], opened.corpus)
@@ -36,7 +39,7 @@ def test_with_a_well_behaved_model_the_scorecard_records_it_and_stays_safe(exter
     assert model["roles"]["phraser"]["enabled"] and model["limits"]["time_cap_s"] > 0
     assert model["accepted"] > 0 and model["usd"] == 0.0  # a loopback server is priced as local
     rows = [r["model"] for r in document["per_case"]]
-    assert len(rows) == 134 and all({"accepted", "rejected", "usd", "latency_s"} <= set(r) for r in rows)
+    assert len(rows) == 134 and all(set(MODEL_ROW_FIELDS) <= set(r) for r in rows)
     assert any(r["accepted_by_role"]["phraser"] for r in rows)
 
 
