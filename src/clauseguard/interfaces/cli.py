@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -104,6 +105,14 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def emit(response: Any, as_json: bool, render: Callable[..., None]) -> None:
+    """Exactly one JSON document under --json; the human rendering otherwise."""
+    if as_json:
+        print_json(response)
+    else:
+        render(out, response)
+
+
 # ----------------------------------------------------------------------------- corpus
 
 
@@ -173,10 +182,7 @@ def versions_command(
 ) -> None:
     """The version timeline of one document."""
     timeline = _options(ctx).engine().versions(document_id)
-    if as_json:
-        print_json(timeline)
-    else:
-        render_timeline(timeline)
+    emit(timeline, as_json, lambda _console, data: render_timeline(data))
 
 
 @app.command("clause")
@@ -225,10 +231,7 @@ def search_command(
             data[key] = value
     request = parse_request(SearchRequest, data)
     response = _options(ctx).engine().search(request)
-    if as_json:
-        print_json(response)
-    else:
-        render_search(out, response)
+    emit(response, as_json, render_search)
 
 
 @app.command("ask")
@@ -250,10 +253,7 @@ def ask_command(
         "as_of_date": as_of, "narrative": narrative, "question": question,
     })
     response = _options(ctx).engine(model, with_model=True).determine(request)
-    if as_json:
-        print_json(response)
-    else:
-        render_determination(out, response)
+    emit(response, as_json, render_determination)
 
 
 @app.command("compare")
@@ -272,10 +272,7 @@ def compare_command(
     if as_of is not None:
         data["as_of_date"] = as_of
     response = _options(ctx).engine().compare(parse_request(CompareRequest, data))
-    if as_json:
-        print_json(response)
-    else:
-        render_compare(out, response)
+    emit(response, as_json, render_compare)
 
 
 @app.command("replay")
