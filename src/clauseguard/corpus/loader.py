@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from clauseguard import packed
 from clauseguard.corpus.model import FORMAT_V1, Corpus
 from clauseguard.corpus.validate import check_corpus
 from clauseguard.errors import CorpusError, Problem
@@ -65,11 +66,11 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def read_data(path: Path) -> Any:
     """Parse one YAML or JSON file into plain data, keeping scalars as written."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = packed.read_text(path)
+    except (OSError, UnicodeDecodeError, ValueError, EOFError) as exc:
         raise CorpusError([Problem(str(path), "", f"cannot be read: {exc}")]) from exc
     try:
-        if path.suffix == ".json":
+        if packed.plain_name(path).endswith(".json"):
             return json.loads(text, object_pairs_hook=_no_duplicate_keys)
         return yaml.load(text, Loader=_TextKeepingLoader)  # noqa: S506 - a SafeLoader subclass
     except CorpusError as exc:
@@ -176,7 +177,8 @@ def parse_any(file: str, data: Any) -> Corpus:
 def corpus_files(path: Path) -> list[Path]:
     """The files a corpus path stands for: the file itself, or a folder's corpus files, sorted."""
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in CORPUS_SUFFIXES)
+        files = sorted(p for p in path.rglob("*")
+                       if p.is_file() and Path(packed.plain_name(p)).suffix in CORPUS_SUFFIXES)
         if not files:
             raise CorpusError([Problem(str(path), "", "folder holds no .yaml, .yml or .json corpus file")])
         return files

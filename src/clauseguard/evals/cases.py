@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Final, Literal
 
+from clauseguard import packed
 from clauseguard.errors import RequestError
 from clauseguard.requests import DeterminationRequest, SearchRequest, parse_request
 
@@ -150,8 +151,8 @@ def _read_json(path: Path) -> Any:
     if not path.is_file():
         raise CaseFileError(where, "no such case file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = packed.read_text(path)
+    except (OSError, UnicodeDecodeError, ValueError, EOFError) as exc:
         raise CaseFileError(where, f"cannot be read: {exc}") from exc
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys)
