@@ -27,7 +27,7 @@ def test_values_are_read_as_values() -> None:
 def test_rider_wordings_compared(tmp_path: object) -> None:
     engine = Engine(open_corpus("demo", None))
     r = engine.compare({"question": "hospital cash: waiting period, nightly amount, exclusions",
-                        "a": "rider:GRP-RID-HOSPCASH", "b": "rider:IND-RID-HOSPCASH"})
+                        "a": "rider:GRP-RID-HOSPCASH", "b": "rider:IND-RID-HOSPCASH"}).as_json()
     aspects = {d["aspect"] for d in r["differences"]}
     assert {"waiting_period", "limit", "exclusion"} <= aspects
     assert r["a"]["status"] == "answered" and r["b"]["status"] == "answered"
@@ -38,7 +38,7 @@ def test_rider_wordings_compared(tmp_path: object) -> None:
 def test_versions_of_one_document_compared() -> None:
     engine = Engine(open_corpus("demo", None))
     r = engine.compare({"question": "implant cover", "a": "document:GRP-TERMS@CG-2021-09",
-                        "b": "document:GRP-TERMS@CG-2024-01"})
+                        "b": "document:GRP-TERMS@CG-2024-01"}).as_json()
     summaries = " ".join(d["summary"] for d in r["differences"])
     assert "50% in GRP-TERMS.CG-2021-09.A7.3 vs 70% in GRP-TERMS.CG-2024-01.A9.1" in summaries
 
@@ -77,6 +77,6 @@ def test_mutations_give_exactly_those_differences(seed: int) -> None:
     pairs, only_a, only_b = align(original, mutated)
     found, _ = differences(pairs, only_a, only_b)
     expected = n + (1 if removed else 0)
-    assert len(found) == expected, [d["summary"] for d in found]
+    assert len(found) == expected, [d.summary for d in found]
     changed_ids = {original[i].id for i in changed}
-    assert {d["a"]["clause_id"] for d in found if d["a"]} >= changed_ids
+    assert {d.a.clause_id for d in found if d.a} >= changed_ids

@@ -23,6 +23,7 @@ from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.lexicon import default_lexicon
 from clauseguard.replay import replay
+from clauseguard.responses import Citation, Claim
 from clauseguard.verify import ColdVerifier, VerifyContext
 
 CGM = {
@@ -49,9 +50,9 @@ def core(answer: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def test_cgm_either_side_of_the_version_date(engine: Engine) -> None:
-    before = engine.determine(CGM)
+    before = engine.determine(CGM).as_json()
     assert core(before) == ("DETERMINE", "NOT_COVERED", ["MHP-MP-0142.v1.C2"])
-    after = engine.determine({**CGM, "as_of_date": "2025-01-20"})
+    after = engine.determine({**CGM, "as_of_date": "2025-01-20"}).as_json()
     assert core(after) == ("DETERMINE", "COVERED", ["MHP-MP-0142.v2.C2"])
     assert all(all(c["checks"].values()) for c in before["citations"] + after["citations"])
     fingerstick = next(c for c in before["criteria"] if "fingerstick" in c["criterion"])
@@ -71,8 +72,8 @@ def test_cli_halt_on_empty_payer(mkrafa: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_injection_and_phi_change_nothing_and_never_leave(engine: Engine, isolated_home: Path) -> None:
-    plain = engine.determine(CGM)
-    hostile = engine.determine({**CGM, "narrative": HOSTILE})
+    plain = engine.determine(CGM).as_json()
+    hostile = engine.determine({**CGM, "narrative": HOSTILE}).as_json()
     assert core(hostile) == core(plain)
     assert any(f["kind"] == "instruction" for f in hostile["flags"])
     answer_text = json.dumps(hostile)
@@ -86,7 +87,7 @@ def test_injection_and_phi_change_nothing_and_never_leave(engine: Engine, isolat
 
 
 def test_determinations_are_byte_for_byte_repeatable(engine: Engine) -> None:
-    a, b = engine.determine(CGM), engine.determine(CGM)
+    a, b = engine.determine(CGM).as_json(), engine.determine(CGM).as_json()
     a.pop("timings"), b.pop("timings")
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
@@ -112,18 +113,17 @@ def test_the_verifier_catches_a_tampered_reading(engine: Engine) -> None:
     verifier = ColdVerifier()
     cold = engine.opened.store.reopen()
 
-    def claim_of(criteria: Criteria) -> dict[str, Any]:
+    def cited(criteria: Criteria) -> Citation:
         ev = evaluate(criteria, facts, lexicon)
-        return {"kind": "criteria", "outcome": ev.outcome, "atoms": {a.atom_id: a.status for a in ev.atoms}}
+        claim = Claim(kind="criteria", outcome=ev.outcome, atoms={a.atom_id: a.status for a in ev.atoms})
+        return Citation(clause_id="MHP-MP-0142.v1.C2", quote=text, statement="", claim=claim)
 
-    honest_checks = verifier.verify([{"clause_id": "MHP-MP-0142.v1.C2", "quote": text, "claim": claim_of(honest)}],
-                                    cold, ctx)
-    assert honest_checks[0]["supports"] is True
+    honest_checks = verifier.verify([cited(honest)], cold, ctx)
+    assert honest_checks[0].supports is True
     for name, criteria in tampered.items():
-        checks = verifier.verify([{"clause_id": "MHP-MP-0142.v1.C2", "quote": text, "claim": claim_of(criteria)}],
-                                 cold, ctx)
-        assert checks[0]["supports"] is False, name
-        assert checks[0]["verbatim"] and checks[0]["exists"] and checks[0]["in_effect"]
+        checks = verifier.verify([cited(criteria)], cold, ctx)
+        assert checks[0].supports is False, name
+        assert checks[0].verbatim and checks[0].exists and checks[0].in_effect
 
 
 def _next_version(corpus: Corpus) -> Corpus:
@@ -147,7 +147,7 @@ def test_replay_matches_after_ingest_and_reports_tampering(mkrafa: Path, isolate
         store.add(corpus)
     engine = Engine(open_corpus(None, None))
     assert engine.opened.origin == "home"
-    answer = engine.determine({**CGM, "as_of_date": "2025-01-20"})
+    answer = engine.determine({**CGM, "as_of_date": "2025-01-20"}).as_json()
     assert replay(answer["assertion_id"])["match"] is True
 
     with SqliteStore(store_path) as store:

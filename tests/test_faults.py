@@ -34,7 +34,7 @@ def mkrafa_module() -> Path:
 
 def test_no_fault_control_determines(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLAUSEGUARD_FAULT", raising=False)
-    r = engine.determine(CGM)
+    r = engine.determine(CGM).as_json()
     assert (r["gate"], r["outcome"]) == ("DETERMINE", "NOT_COVERED")
     assert all(all(c["checks"].values()) for c in r["citations"])
 
@@ -42,7 +42,7 @@ def test_no_fault_control_determines(engine: Engine, monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(("mode", "check"), sorted(MODES.items()))
 def test_each_fault_fails_its_check(engine: Engine, monkeypatch: pytest.MonkeyPatch, mode: str, check: str) -> None:
     monkeypatch.setenv("CLAUSEGUARD_FAULT", mode)
-    r = engine.determine(CGM)
+    r = engine.determine(CGM).as_json()
     first = r["citations"][0]
     assert first["checks"][check] is False, (mode, first)
     assert r["gate"] == "REVIEW"
@@ -56,4 +56,4 @@ def test_unknown_fault_name_is_an_error(engine: Engine, monkeypatch: pytest.Monk
 
     monkeypatch.setenv("CLAUSEGUARD_FAULT", "gremlins")
     with pytest.raises(RequestError, match="CLAUSEGUARD_FAULT"):
-        engine.determine(CGM)
+        engine.determine(CGM).as_json()

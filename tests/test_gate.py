@@ -6,8 +6,9 @@ import pytest
 
 from clauseguard.gate import CHECKS, CheckedCitation, Conflict, GateInput, decide
 from clauseguard.preflight import Reason
+from clauseguard.responses import Checks
 
-ALL_PASS = dict.fromkeys(CHECKS, True)
+ALL_PASS = Checks(**dict.fromkeys(CHECKS, True))
 GOOD = CheckedCitation("P.v1.C2", ALL_PASS)
 
 
@@ -34,7 +35,7 @@ def test_halt_wins_over_everything() -> None:
     ],
 )
 def test_refuse_rules_beat_review(refusal: Reason) -> None:
-    bad = CheckedCitation("X", {**ALL_PASS, "verbatim": False})
+    bad = CheckedCitation("X", ALL_PASS.model_copy(update={"verbatim": False}))
     decision = decide(GateInput(refusals=(refusal,), citations=(bad,), outcome="COVERED"))
     assert (decision.gate, decision.outcome, decision.reasons) == ("REFUSE", "INSUFFICIENT_EVIDENCE", (refusal,))
 
@@ -46,7 +47,7 @@ def test_no_outcome_or_no_citation_refuses() -> None:
 
 @pytest.mark.parametrize("check", CHECKS)
 def test_each_failed_check_is_review_naming_it(check: str) -> None:
-    cited = CheckedCitation("P.v1.C2", {**ALL_PASS, check: False})
+    cited = CheckedCitation("P.v1.C2", ALL_PASS.model_copy(update={check: False}))
     decision = decide(GateInput(citations=(cited,), outcome="COVERED"))
     assert decision.gate == "REVIEW" and decision.outcome == "COVERED"
     assert decision.reasons[0].code == "citation_check_failed"

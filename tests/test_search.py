@@ -22,7 +22,7 @@ def engine() -> Engine:
 
 
 def test_dental_implant_case(engine: Engine) -> None:
-    r = engine.search({"contract_id": "CT-48213", "question": DENTAL, "threshold": 0.62, "k": 3})
+    r = engine.search({"contract_id": "CT-48213", "question": DENTAL, "threshold": 0.62, "k": 3}).as_json()
     assert r["applicable_version"] == "CG-2021-09"
     assert r["effective_date"] == "2022-06-01"
     assert r["status"] == "answered" and r["action"] == "escalate to handler"
@@ -39,20 +39,20 @@ def test_dental_implant_case(engine: Engine) -> None:
 
 
 def test_a_request_date_after_2024_stays_on_the_signed_version(engine: Engine) -> None:
-    r = engine.search({"contract_id": "CT-48213", "effective_date": "2024-06-01", "question": DENTAL})
+    r = engine.search({"contract_id": "CT-48213", "effective_date": "2024-06-01", "question": DENTAL}).as_json()
     assert r["effective_date"] == "2022-06-01" and r["requested_date"] == "2024-06-01"
     assert r["applicable_version"] == "CG-2021-09"
     assert all(s["version"] == "CG-2021-09" for s in r["sources"])
 
 
 def test_the_2024_contract_reads_the_2024_terms(engine: Engine) -> None:
-    r = engine.search({"contract_id": "CT-51877", "question": DENTAL})
+    r = engine.search({"contract_id": "CT-51877", "question": DENTAL}).as_json()
     assert r["applicable_version"] == "CG-2024-01"
     assert all(s["version"] == "CG-2024-01" for s in r["sources"])
 
 
 def test_high_threshold_refuses_and_invents_nothing(engine: Engine) -> None:
-    r = engine.search({"contract_id": "CT-48213", "question": DENTAL, "threshold": 0.99})
+    r = engine.search({"contract_id": "CT-48213", "question": DENTAL, "threshold": 0.99}).as_json()
     assert r["status"] == "refused" and r["sources"] == [] and r["action"] == "escalate to handler"
     assert r["answer"] == "Not enough evidence found in policy documents."
     assert r["reason"] == "no_evidence"
@@ -60,7 +60,7 @@ def test_high_threshold_refuses_and_invents_nothing(engine: Engine) -> None:
 
 
 def test_no_version_covers_the_contract_date(engine: Engine) -> None:
-    r = engine.search({"contract_id": "CT-39007", "question": DENTAL})
+    r = engine.search({"contract_id": "CT-39007", "question": DENTAL}).as_json()
     assert r["status"] == "refused" and r["sources"] == []
     assert r["applicable_version"] is None and r["applicable_versions"] is None
     assert r["answer"].lower().startswith("no version of the terms covers 2020-01-15")
@@ -68,14 +68,14 @@ def test_no_version_covers_the_contract_date(engine: Engine) -> None:
 
 def test_unknown_contract_and_bad_date_are_errors(engine: Engine) -> None:
     with pytest.raises(NotFoundError, match="CT-00000"):
-        engine.search({"contract_id": "CT-00000", "question": DENTAL})
+        engine.search({"contract_id": "CT-00000", "question": DENTAL}).as_json()
     with pytest.raises(RequestError, match="effective_date"):
-        engine.search({"contract_id": "CT-48213", "question": DENTAL, "effective_date": "2022-13-45"})
+        engine.search({"contract_id": "CT-48213", "question": DENTAL, "effective_date": "2022-13-45"}).as_json()
 
 
 def test_search_is_deterministic(engine: Engine) -> None:
-    a = engine.search({"contract_id": "CT-48213", "question": DENTAL})
-    b = engine.search({"contract_id": "CT-48213", "question": DENTAL})
+    a = engine.search({"contract_id": "CT-48213", "question": DENTAL}).as_json()
+    b = engine.search({"contract_id": "CT-48213", "question": DENTAL}).as_json()
     a.pop("timings"), b.pop("timings")
     assert a == b
 
@@ -123,7 +123,7 @@ def test_no_ineligible_clause_is_ever_a_source(
     request = {"contract_id": contract, "question": question, "threshold": threshold, "k": 5}
     if day is not None:
         request["effective_date"] = day.isoformat()
-    r = engine.search(request)
+    r = engine.search(request).as_json()
     allowed = _oracle_eligible(engine, contract, day)
     assert {s["clause_id"] for s in r["sources"]} <= allowed
     assert {b["clause_id"] for b in r["below_threshold"]} <= allowed
@@ -133,7 +133,7 @@ def test_no_ineligible_clause_is_ever_a_source(
 def test_codes_narrow_the_search_before_ranking(engine: Engine) -> None:
     request = {"payer_id": "KHP", "plan_id": "KHP-PPO-PLUS", "effective_date": "2024-09-01",
                "question": "what are the coverage criteria", "k": 5}
-    narrowed = engine.search({**request, "codes": ["E0784"]})
+    narrowed = engine.search({**request, "codes": ["E0784"]}).as_json()
     governing = set(narrowed["governing_documents"])
     assert governing and all(s["document_id"] in governing for s in narrowed["sources"])
     assert all(b["document_id"] in governing for b in narrowed["below_threshold"])

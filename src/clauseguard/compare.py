@@ -12,12 +12,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Final
+from typing import Final
 
 from clauseguard.corpus.model import Clause, Corpus, Document, Version
 from clauseguard.corpus.store import CorpusStore
 from clauseguard.errors import NotFoundError, RequestError
 from clauseguard.requests import CompareRequest, SearchRequest
+from clauseguard.responses import CompareResponse, CompareSide, Difference, DifferenceSide
 from clauseguard.retrieval import RetrievalIndex, split_question
 from clauseguard.retrieval.tokens import article_number, content_terms
 from clauseguard.search import answer_over, resolve_target
@@ -219,20 +220,17 @@ def _value_aspect(name: str, clause: Clause, aspect: str) -> str:
     return aspect
 
 
-def _side(clause: Clause | None, value: str | None = None) -> dict[str, Any] | None:
+def _side(clause: Clause | None, value: str | None = None) -> DifferenceSide | None:
     if clause is None:
         return None
-    out: dict[str, Any] = {"clause_id": clause.id}
     if value is not None:
-        out["value"] = value
-    else:
-        out["text"] = clause.text
-    return out
+        return DifferenceSide(clause_id=clause.id, value=value)
+    return DifferenceSide(clause_id=clause.id, text=clause.text)
 
 
-def differences(pairs: list[tuple[Clause, Clause]], only_a: list[Clause], only_b: list[Clause]) -> tuple[list[dict[str, Any]], list[str]]:
+def differences(pairs: list[tuple[Clause, Clause]], only_a: list[Clause], only_b: list[Clause]) -> tuple[list[Difference], list[str]]:
     """Point-by-point differences (values compared as values) and the clauses with no counterpart."""
-    found: list[dict[str, Any]] = []
+    found: list[Difference] = []
     for ca, cb in pairs:
         if " ".join(ca.text.split()) == " ".join(cb.text.split()):
             continue
@@ -241,42 +239,42 @@ def differences(pairs: list[tuple[Clause, Clause]], only_a: list[Clause], only_b
         changed = [name for name in sorted(set(va) | set(vb)) if va.get(name) != vb.get(name)]
         for name in changed:
             a_val, b_val = ", ".join(va.get(name, ())) or "none stated", ", ".join(vb.get(name, ())) or "none stated"
-            found.append({
-                "aspect": _value_aspect(name, ca, aspect),
-                "a": _side(ca, a_val), "b": _side(cb, b_val),
-                "summary": f"{name}: {a_val} in {ca.id} vs {b_val} in {cb.id}",
-            })
+            found.append(Difference(
+                aspect=_value_aspect(name, ca, aspect), a=_side(ca, a_val), b=_side(cb, b_val),
+                summary=f"{name}: {a_val} in {ca.id} vs {b_val} in {cb.id}",
+            ))
         if not changed and not va and not vb:
-            found.append({"aspect": aspect, "a": _side(ca), "b": _side(cb),
-                          "summary": f"wording differs between {ca.id} and {cb.id}"})
+            found.append(Difference(aspect=aspect, a=_side(ca), b=_side(cb),
+                                    summary=f"wording differs between {ca.id} and {cb.id}"))
     not_compared: list[str] = []
     for side, clauses in (("a", only_a), ("b", only_b)):
         for c in clauses:
             if c.kind in ("exclusion", "limit", "waiting_period", "documents"):
                 present, absent = (_side(c), None)
-                found.append({
-                    "aspect": _aspect(c), "a": present if side == "a" else absent,
-                    "b": present if side == "b" else absent,
-                    "summary": f"{c.kind.replace('_', ' ')} {c.id} has no counterpart on side {'b' if side == 'a' else 'a'}",
-                })
+                found.append(Difference(
+                    aspect=_aspect(c), a=present if side == "a" else absent, b=present if side == "b" else absent,
+                    summary=f"{c.kind.replace('_', ' ')} {c.id} has no counterpart on side {'b' if side == 'a' else 'a'}",
+                ))
             else:
                 not_compared.append(c.id)
     return found, sorted(not_compared)
 
 
-def compare(request: CompareRequest, *, corpus: Corpus, store: CorpusStore, index: RetrievalIndex) -> dict[str, Any]:
+def compare(request: CompareRequest, *, corpus: Corpus, store: CorpusStore, index: RetrievalIndex) -> CompareResponse:
     """Each side's answer to the question, and how the two sides' terms differ."""
     sides = {name: resolve_side(corpus, getattr(request, name), request.as_of_date, name) for name in ("a", "b")}
     parts = split_question(request.question)
     clauses = _clauses(corpus)
-    out: dict[str, Any] = {"question": request.question}
-    for name, scope in sides.items():
-        out[name] = {
-            "target": scope.label, "as_of_date": scope.day.isoformat(), "applicable_versions": scope.versions,
-            **answer_over(index, store, parts, scope, request.threshold, request.k),
-        }
+    answered = {
+        name: CompareSide(
+            target=scope.label, as_of_date=scope.day.isoformat(), applicable_versions=scope.versions,
+            **dict(answer_over(index, store, parts, scope, request.threshold, request.k)),
+        )
+        for name, scope in sides.items()
+    }
     pairs, only_a, only_b = align(
         [clauses[c][2] for c in sides["a"].eligible], [clauses[c][2] for c in sides["b"].eligible]
     )
-    out["differences"], out["not_compared"] = differences(pairs, only_a, only_b)
-    return out
+    found, not_compared = differences(pairs, only_a, only_b)
+    return CompareResponse(question=request.question, a=answered["a"], b=answered["b"], differences=found,
+                           not_compared=not_compared)

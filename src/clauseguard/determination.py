@@ -26,6 +26,17 @@ from clauseguard.reading.evaluate import decide as decide_clauses
 from clauseguard.reading.facts import FactSheet, QuantityFact, read_facts, vocabulary_of
 from clauseguard.reading.lexicon import Lexicon
 from clauseguard.requests import DeterminationRequest
+from clauseguard.responses import (
+    Checks,
+    Citation,
+    Claim,
+    ConflictReport,
+    CriterionResult,
+    DeterminationResponse,
+    ExcludedPassage,
+    Flag,
+    RetrievedClause,
+)
 from clauseguard.retrieval import RetrievalIndex, aspect_of, best_ineligible, retrieve
 from clauseguard.verify import ColdVerifier, VerifyContext
 from clauseguard.versions import Eligibility, eligibility, governing_documents_for_code, version_in_effect
@@ -212,10 +223,10 @@ def read(
     return Read(facts, readings, evaluations, refused, overrides, designations, decision)
 
 
-def conflicts_of(res: Resolution, rd: Read, req: DeterminationRequest) -> tuple[list[Conflict], list[dict[str, Any]]]:
+def conflicts_of(res: Resolution, rd: Read, req: DeterminationRequest) -> tuple[list[Conflict], list[ConflictReport]]:
     """Every disagreement and how precedence settles it (rider > policy > FAQ)."""
     found: list[Conflict] = []
-    shown: list[dict[str, Any]] = []
+    shown: list[ConflictReport] = []
     decided = rd.decision.outcome
     seen_faqs: set[str] = set()
     for g in res.faqs:
@@ -238,37 +249,37 @@ def conflicts_of(res: Resolution, rd: Read, req: DeterminationRequest) -> tuple[
                 f"the request relies on FAQ {g.document.id}, which the governing policy overrides"
             )
             found.append(Conflict(text, resolved_by_precedence=True, request_relies_on_overridden=relied))
-            shown.append({"sources": ids, "overridden_by": list(rd.decision.deciding), "precedence": "policy > FAQ",
-                          "description": text, "request_relies_on_overridden": relied})
+            shown.append(ConflictReport(sources=ids, overridden_by=list(rd.decision.deciding), precedence="policy > FAQ",
+                                        description=text, request_relies_on_overridden=relied))
     for clause_id, overrides in sorted(rd.overrides.items()):
         for o in overrides:
             text = f"rider clause {o.rider_clause} {o.amendment.action}s a requirement of {clause_id}"
             found.append(Conflict(text, resolved_by_precedence=True, request_relies_on_overridden=False))
-            shown.append({"sources": [clause_id], "overridden_by": [o.rider_clause], "precedence": "rider > policy",
-                          "description": text, "request_relies_on_overridden": False})
+            shown.append(ConflictReport(sources=[clause_id], overridden_by=[o.rider_clause] if o.rider_clause else [],
+                                        precedence="rider > policy", description=text,
+                                        request_relies_on_overridden=False))
     return found, shown
 
 
-def citations_of(res: Resolution, rd: Read) -> list[dict[str, Any]]:
+def citations_of(res: Resolution, rd: Read) -> list[Citation]:
     """A citation per deciding clause (and per rider clause whose amendment it used), with its claim."""
     by_id = {g.clause.id: g for g in [*res.base, *res.riders]}
     ids = list(rd.decision.deciding) or list(rd.decision.unreadable)
-    out: list[dict[str, Any]] = []
+    out: list[Citation] = []
     for clause_id in ids:
         g = by_id.get(clause_id)
         if g is None:
             continue
         ev = rd.evaluations.get(clause_id)
         if ev is None:
-            out.append({"clause_id": clause_id, "quote": g.clause.text, "statement": "this clause could not be read",
-                        "claim": {"kind": "unreadable"}})
+            out.append(Citation(clause_id=clause_id, quote=g.clause.text, statement="this clause could not be read",
+                                claim=Claim(kind="unreadable")))
             continue
         riders = sorted({o.rider_clause for o in rd.overrides.get(clause_id, []) if o.rider_clause})
-        claim = {
-            "kind": "criteria", "outcome": ev.outcome,
-            "atoms": {a.atom_id: a.status for a in ev.atoms},
-            "riders": riders, "designations": rd.designations.get(clause_id, []),
-        }
+        claim = Claim(
+            kind="criteria", outcome=ev.outcome, atoms={a.atom_id: a.status for a in ev.atoms},
+            riders=riders, designations=rd.designations.get(clause_id, []),
+        )
         met = [a.label for a in ev.atoms if a.status == "met" and not a.waived]
         failed = [a.label for a in ev.atoms if a.status == "not_met" and not a.waived]
         unknown = [a.label for a in ev.atoms if a.status == "unknown" and not a.waived]
@@ -282,17 +293,17 @@ def citations_of(res: Resolution, rd: Read) -> list[dict[str, Any]]:
             pieces.append("not stated: " + "; ".join(unknown))
         if met:
             pieces.append("met: " + "; ".join(met))
-        out.append({"clause_id": clause_id, "quote": _quote(g.clause.text, ev, ev.outcome),
-                    "statement": " — ".join(pieces), "claim": claim})
+        out.append(Citation(clause_id=clause_id, quote=_quote(g.clause.text, ev, ev.outcome),
+                            statement=" — ".join(pieces), claim=claim))
         for rider_id in riders:
             rider = by_id[rider_id]
-            out.append({"clause_id": rider_id, "quote": rider.clause.text,
-                        "statement": f"{rider_id} modifies a requirement of {clause_id} on this plan",
-                        "claim": {"kind": "amendment"}})
+            out.append(Citation(clause_id=rider_id, quote=rider.clause.text,
+                                statement=f"{rider_id} modifies a requirement of {clause_id} on this plan",
+                                claim=Claim(kind="amendment")))
     return out
 
 
-def criteria_of(rd: Read, pf: Preflight) -> list[dict[str, Any]]:
+def criteria_of(rd: Read, pf: Preflight) -> list[CriterionResult]:
     """Every criterion of the clauses that bear on the outcome, mapped to a fact or named as missing."""
     ids = list(rd.decision.deciding) or [cid for cid, ev in rd.evaluations.items() if ev.missing_facts]
     out = []
@@ -302,17 +313,17 @@ def criteria_of(rd: Read, pf: Preflight) -> list[dict[str, Any]]:
             continue
         for a in ev.atoms:
             span = a.narrative_span
-            out.append({
-                "clause_id": clause_id, "criterion": a.label, "clause_span": a.clause_span.text, "role": a.role,
-                "result": a.status, "fact": a.fact,
-                "narrative_span": pf.redaction.span(span.start, span.end) if span is not None else None,
-                "source": a.source, "missing": a.missing, "waived": a.waived,
-            })
+            out.append(CriterionResult(
+                clause_id=clause_id, criterion=a.label, clause_span=a.clause_span.text, role=a.role,
+                result=a.status, fact=a.fact,
+                narrative_span=pf.redaction.span(span.start, span.end) if span is not None else None,
+                source=a.source, missing=a.missing, waived=a.waived,
+            ))
     return out
 
 
-def _answer_text(decision: GateDecision, citations: list[dict[str, Any]], missing: Sequence[str]) -> str:
-    cited = " ".join(f"[{c['clause_id']}]" for c in citations)
+def _answer_text(decision: GateDecision, citations: Sequence[Citation]) -> str:
+    cited = " ".join(f"[{c.clause_id}]" for c in citations)
     if decision.gate == "HALT":
         return "The request cannot be assessed: " + "; ".join(r.text for r in decision.reasons) + "."
     if decision.gate == "REFUSE":
@@ -322,7 +333,7 @@ def _answer_text(decision: GateDecision, citations: list[dict[str, Any]], missin
     lead = f"The requested service is {verdict} under {cited}." if cited else f"The requested service is {verdict}."
     if decision.gate == "REVIEW":
         lead = "Provisionally: " + lead + " A handler must review: " + "; ".join(r.text for r in decision.reasons) + "."
-    statements = " ".join(f"{c['statement']} [{c['clause_id']}]." for c in citations)
+    statements = " ".join(f"{c.statement} [{c.clause_id}]." for c in citations)
     return f"{lead} {statements}".strip()
 
 
@@ -338,21 +349,17 @@ def determine(
     fault: Any = None,
     assist: ModelRun | None = None,
     stages: dict[str, float] | None = None,
-) -> dict[str, Any]:
+) -> DeterminationResponse:
     """The design's determination answer (ids, timings and audit are the engine's). `assist`: the
     model's run for this determination when a model is configured (it reads, phrases, never decides);
     `stages` receives the seconds each stage took (preflight, resolve, retrieve, read, verify, gate)."""
     lap = Laps(stages if stages is not None else {})
     pf = preflight(req, corpus)
     lap("preflight")
-    flags = [{"kind": "instruction", "text": f} for f in pf.narrative.flags]
-    empty: dict[str, Any] = {
-        "citations": [], "criteria": [], "conflicts": [], "missing_facts": [], "excluded": [], "retrieved": [],
-        "flags": flags,
-    }
+    flags = [Flag(kind="instruction", text=f) for f in pf.narrative.flags]
     if not pf.ok or pf.as_of is None:
         decision = decide(GateInput(halts=pf.halts))
-        return _response(decision, empty, [])
+        return _response(decision, flags=flags)
     day = pf.as_of
     res = resolve(corpus, req, day)
     elig = eligibility(corpus, plan_id=req.plan_id, day=day, payer_id=req.payer_id)
@@ -363,7 +370,7 @@ def determine(
     lap("retrieve")
     if not res.base:
         decision = decide(GateInput(refusals=tuple(res.refusals)))
-        return _response(decision, {**empty, "retrieved": retrieved, "excluded": excluded}, [])
+        return _response(decision, flags=flags, retrieved=retrieved, excluded=excluded)
 
     rd = read(res, req, pf, lexicon, cache)
     if assist is not None:
@@ -385,8 +392,7 @@ def determine(
     finally:
         if cold is not store:
             cold.close()
-    for citation, check in zip(citations, checks, strict=True):
-        citation["checks"] = check
+    citations = [c.model_copy(update={"checks": check}) for c, check in zip(citations, checks, strict=True)]
     lap("verify")
 
     refusals = list(res.refusals)
@@ -401,22 +407,17 @@ def determine(
     )
     gate_input = GateInput(
         refusals=tuple(refusals),
-        citations=tuple(CheckedCitation(c["clause_id"], c["checks"]) for c in citations),
+        citations=tuple(CheckedCitation(c.clause_id, c.checks or Checks.failing()) for c in citations),
         conflicts=tuple(conflicts), uncompiled=uncompiled, outcome=outcome,  # type: ignore[arg-type]
     )
     decision = decide(gate_input)
     if assist is not None:
         decision = assist.settle(gate_input, citations)
-    body = {
-        "citations": [{k: c[k] for k in ("clause_id", "quote", "statement", "checks")} for c in citations],
-        "criteria": criteria_of(rd, pf),
-        "conflicts": shown_conflicts,
-        "missing_facts": list(rd.decision.missing_facts),
-        "excluded": excluded,
-        "retrieved": retrieved,
-        "flags": flags + [{"kind": f.kind, "text": f.message} for f in rd.facts.flags if f.kind != "instruction"],
-    }
-    response = _response(decision, body, citations)
+    response = _response(
+        decision, citations=citations, criteria=criteria_of(rd, pf), conflicts=shown_conflicts,
+        missing_facts=list(rd.decision.missing_facts), excluded=excluded, retrieved=retrieved,
+        flags=flags + [Flag(kind=f.kind, text=f.message) for f in rd.facts.flags if f.kind != "instruction"],
+    )
     if assist is not None:
         assist.finish(response, citations)
     lap("gate")
@@ -436,17 +437,14 @@ class Laps:
         self.last = now
 
 
-def _response(decision: GateDecision, body: dict[str, Any], citations: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "gate": decision.gate,
-        "outcome": decision.outcome,
-        "reasons": [r.as_dict() for r in decision.reasons],
-        "answer": _answer_text(decision, citations, body["missing_facts"]),
-        **body,
-    }
+def _response(decision: GateDecision, citations: Sequence[Citation] = (), **body: Any) -> DeterminationResponse:
+    return DeterminationResponse(
+        gate=decision.gate, outcome=decision.outcome, reasons=list(decision.reasons),
+        answer=_answer_text(decision, citations), citations=list(citations), **body,
+    )
 
 
-def _retrieved(index: RetrievalIndex, req: DeterminationRequest, handed: list[Governing], elig: Eligibility) -> list[dict[str, Any]]:
+def _retrieved(index: RetrievalIndex, req: DeterminationRequest, handed: list[Governing], elig: Eligibility) -> list[RetrievedClause]:
     """The clauses handed to the reader, ranked by retrieval for the question, with their scores."""
     if not handed:
         return []
@@ -456,14 +454,14 @@ def _retrieved(index: RetrievalIndex, req: DeterminationRequest, handed: list[Go
     by_id = {g.clause.id: g for g in handed}
     order = sorted(by_id, key=lambda cid: (-scores.get(cid, 0.0), cid))
     return [
-        {"clause_id": cid, "document_id": by_id[cid].document.id, "version": by_id[cid].version.version,
-         "score": round(scores.get(cid, 0.0), 2), "in_effect": elig.reason(cid) is None}
+        RetrievedClause(clause_id=cid, document_id=by_id[cid].document.id, version=by_id[cid].version.version,
+                        score=round(scores.get(cid, 0.0), 2), in_effect=elig.reason(cid) is None)
         for cid in order
     ]
 
 
 def _excluded(corpus: Corpus, index: RetrievalIndex, req: DeterminationRequest, res: Resolution,
-              elig: Eligibility, k: int = 3) -> list[dict[str, Any]]:
+              elig: Eligibility, k: int = 3) -> list[ExcludedPassage]:
     """The best-matching clauses of other versions of the governing documents and of the riders that
     override them (another plan's, or not yet in effect), with the fixed reason each is out."""
     wanted = set(res.documents) | {
@@ -475,7 +473,9 @@ def _excluded(corpus: Corpus, index: RetrievalIndex, req: DeterminationRequest, 
         return []
     hits = best_ineligible(index, req.question or " ", index.clauses.mask_of(ids), k)
     return [
-        {"clause_id": h.clause_id, "document_id": rows[h.clause_index].document_id,
-         "version": rows[h.clause_index].version, "score": round(h.score, 2), "reason": elig.reason(h.clause_id)}
+        ExcludedPassage(clause_id=h.clause_id, document_id=rows[h.clause_index].document_id,
+                        version=rows[h.clause_index].version, article=rows[h.clause_index].article,
+                        page=rows[h.clause_index].page, score=round(h.score, 2),
+                        reason=elig.reason(h.clause_id) or "not eligible")
         for h in hits
     ]

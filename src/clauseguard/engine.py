@@ -31,6 +31,14 @@ from clauseguard.requests import (
     SearchRequest,
     parse_request,
 )
+from clauseguard.responses import (
+    Answer,
+    CompareResponse,
+    DeterminationResponse,
+    RetrievalEvalResponse,
+    SearchResponse,
+    Timings,
+)
 from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
 from clauseguard.search import evaluate_retrieval as run_retrieval_eval
 from clauseguard.search import search as run_search
@@ -129,10 +137,11 @@ class Engine:
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
 
-    def _log(self, kind: str, request: dict[str, Any], response: dict[str, Any], stages: dict[str, float]) -> None:
+    def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float]) -> None:
         """Audit row and trace line; both hold only redacted text."""
         if not self.log:
             return
+        response = answer.as_json()
         recorded = {k: v for k, v in response.items() if k != "timings"}
         self.audit.record(
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
@@ -146,7 +155,7 @@ class Engine:
             "status": response.get("status"), "flags": response.get("flags", []),
         })
 
-    def determine(self, request: dict[str, Any] | DeterminationRequest) -> dict[str, Any]:
+    def determine(self, request: dict[str, Any] | DeterminationRequest) -> DeterminationResponse:
         """A structured case -> gate, outcome, verified citations, criteria mapped to facts (design)."""
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
         started = time.perf_counter()
@@ -157,39 +166,39 @@ class Engine:
             cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(), assist=assist,
             stages=stages,
         )
-        if assist is not None and "model" not in response:  # a HALT, or no governing document: nothing to read
+        if assist is not None and response.model is None:  # a HALT, or no governing document: nothing to read
             assist.finish(response, [])
         engine_s = time.perf_counter() - started
         redacted = redacted_request(parsed)
-        response["assertion_id"] = "as-" + self._ids("determination", redacted)
-        response["trace_id"] = "tr-" + self._ids("determination-trace", redacted)
-        response["timings"] = {"engine_s": round(engine_s, 6), "stages": stages, **response.get("timings", {})}
+        response.assertion_id = "as-" + self._ids("determination", redacted)
+        response.trace_id = "tr-" + self._ids("determination-trace", redacted)
+        response.timings = Timings(engine_s=round(engine_s, 6), stages=stages, model_s=response.timings.model_s)
         self._log("determination", redacted, response, {"engine_s": round(engine_s, 6), **stages})
         return response
 
-    def search(self, request: dict[str, Any] | SearchRequest) -> dict[str, Any]:
+    def search(self, request: dict[str, Any] | SearchRequest) -> SearchResponse:
         """A question over the terms that govern a contract or a plan on a date (design: "search")."""
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
         started = time.perf_counter()
         response = run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
         engine_s = time.perf_counter() - started
         redacted = parsed.model_dump(mode="json") | {"question": redact(parsed.question)}
-        response["trace_id"] = "tr-" + self._ids("search", redacted)
-        response["timings"] = {"engine_s": round(engine_s, 6)}
+        response.trace_id = "tr-" + self._ids("search", redacted)
+        response.timings = Timings(engine_s=round(engine_s, 6))
         self._log("search", redacted, response, {"engine_s": round(engine_s, 6)})
         return response
 
-    def compare(self, request: dict[str, Any] | CompareRequest) -> dict[str, Any]:
+    def compare(self, request: dict[str, Any] | CompareRequest) -> CompareResponse:
         """The same question against two targets, each side answered, differences point by point."""
         parsed = request if isinstance(request, CompareRequest) else parse_request(CompareRequest, request)
         started = time.perf_counter()
         response = run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
-        response["trace_id"] = self._ids("compare", parsed.model_dump(mode="json"))
-        response["timings"] = {"engine_s": round(time.perf_counter() - started, 6)}
+        response.trace_id = self._ids("compare", parsed.model_dump(mode="json"))
+        response.timings = Timings(engine_s=round(time.perf_counter() - started, 6))
         return response
 
 
-    def evaluate_retrieval(self, request: dict[str, Any] | RetrievalEvalRequest) -> dict[str, Any]:
+    def evaluate_retrieval(self, request: dict[str, Any] | RetrievalEvalRequest) -> RetrievalEvalResponse:
         """Recall of gold clauses among what retrieval hands the reader (design: evaluate-retrieval)."""
         parsed = request if isinstance(request, RetrievalEvalRequest) else parse_request(RetrievalEvalRequest, request)
         return run_retrieval_eval(parsed, corpus=self.corpus, index=self.index)

@@ -15,6 +15,7 @@ from typing import Any, Final
 from clauseguard.corpus.model import Corpus
 from clauseguard.errors import RequestError
 from clauseguard.requests import DeterminationRequest
+from clauseguard.responses import Citation
 
 ENV: Final = "CLAUSEGUARD_FAULT"
 
@@ -29,19 +30,19 @@ MODES: Final[dict[str, str]] = {
     "flipped_result": "supports",  # one criterion's result flipped
 }
 
-Fault = Callable[..., list[dict[str, Any]]]
+Fault = Callable[..., list[Citation]]
 
 
 def _clauses(corpus: Corpus) -> list[tuple[Any, Any, Any]]:
     return [(d, v, c) for d in corpus.documents for v in d.versions for c in v.clauses]
 
 
-def _replace_first(citations: list[dict[str, Any]], clause: Any) -> list[dict[str, Any]]:
-    first = {**citations[0], "clause_id": clause.id, "quote": clause.text}
+def _replace_first(citations: list[Citation], clause: Any) -> list[Citation]:
+    first = citations[0].model_copy(update={"clause_id": clause.id, "quote": clause.text})
     return [first, *citations[1:]]
 
 
-def inject(mode: str, citations: list[dict[str, Any]], *, corpus: Corpus, request: DeterminationRequest) -> list[dict[str, Any]]:
+def inject(mode: str, citations: list[Citation], *, corpus: Corpus, request: DeterminationRequest) -> list[Citation]:
     """The citations with one corruption of the given kind (unchanged when there is nothing to corrupt)."""
     if not citations:
         return citations
@@ -50,23 +51,25 @@ def inject(mode: str, citations: list[dict[str, Any]], *, corpus: Corpus, reques
     plan = next(p for p in corpus.plans if p.id == request.plan_id)
     codes = {c.strip() for c in request.procedure_codes}
     if mode == "unknown_clause":
-        return [{**first, "clause_id": first["clause_id"] + ".X404"}, *citations[1:]]
+        return [first.model_copy(update={"clause_id": first.clause_id + ".X404"}), *citations[1:]]
     if mode == "paraphrase":
-        words = first["quote"].split()
-        return [{**first, "quote": " ".join(reversed(words))}, *citations[1:]]
+        words = first.quote.split()
+        return [first.model_copy(update={"quote": " ".join(reversed(words))}), *citations[1:]]
     if mode == "unsupported":
-        claim = {**first.get("claim", {}), "outcome": "covered" if first.get("claim", {}).get("outcome") != "covered" else "not_covered"}
-        return [{**first, "claim": claim}, *citations[1:]]
+        outcome = "covered" if first.claim.outcome != "covered" else "not_covered"
+        claim = first.claim.model_copy(update={"outcome": outcome})
+        return [first.model_copy(update={"claim": claim}), *citations[1:]]
     if mode == "flipped_result":
-        atoms = dict(first.get("claim", {}).get("atoms", {}))
+        atoms = dict(first.claim.atoms)
         flip = {"met": "not_met", "not_met": "met", "unknown": "met"}
         for atom_id in sorted(atoms):
-            atoms[atom_id] = flip[atoms[atom_id]]
+            atoms[atom_id] = flip[atoms[atom_id]]  # type: ignore[assignment]
             break
-        return [{**first, "claim": {**first.get("claim", {}), "atoms": atoms}}, *citations[1:]]
+        claim = first.claim.model_copy(update={"atoms": atoms})
+        return [first.model_copy(update={"claim": claim}), *citations[1:]]
     for doc, version, clause in _clauses(corpus):
-        if mode == "stale_version" and clause.id != first["clause_id"] and not version.covers(day) and \
-                first["clause_id"].startswith(doc.id + "."):
+        if mode == "stale_version" and clause.id != first.clause_id and not version.covers(day) and \
+                first.clause_id.startswith(doc.id + "."):
             return _replace_first(citations, clause)
         if mode == "other_plan_rider" and doc.kind == "rider" and doc.id not in plan.riders:
             return _replace_first(citations, clause)

@@ -7,14 +7,12 @@ policy text, never calls a model, and no self-reported confidence can move an an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Final
 
-from clauseguard.preflight import Reason
+from clauseguard.responses import CHECK_NAMES, Checks, Gate, Outcome, Reason
 
-Gate = Literal["DETERMINE", "REVIEW", "REFUSE", "HALT"]
-Outcome = Literal["COVERED", "NOT_COVERED", "INSUFFICIENT_EVIDENCE"]
 INSUFFICIENT: Final = "INSUFFICIENT_EVIDENCE"
-CHECKS: Final = ("exists", "verbatim", "in_effect", "applicable", "supports")
+CHECKS: Final = CHECK_NAMES
 
 
 @dataclass(frozen=True)
@@ -22,7 +20,7 @@ class CheckedCitation:
     """A citation as the cold verifier left it: which of the five checks passed."""
 
     clause_id: str
-    checks: dict[str, bool]
+    checks: Checks
 
 
 @dataclass(frozen=True)
@@ -53,7 +51,7 @@ class GateDecision:
 
 
 def failed_checks(citation: CheckedCitation) -> list[str]:
-    return [name for name in CHECKS if not citation.checks.get(name, False)]
+    return citation.checks.failed()
 
 
 def review_reasons(inp: GateInput) -> list[Reason]:

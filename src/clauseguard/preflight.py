@@ -15,18 +15,7 @@ from typing import Final
 from clauseguard.corpus.codes import SHAPE_HELP, is_diagnosis_code, is_procedure_code
 from clauseguard.corpus.model import Corpus
 from clauseguard.requests import DeterminationRequest, parse_iso_date
-
-
-@dataclass(frozen=True)
-class Reason:
-    """A sentence a handler can act on, with a stable code for machines."""
-
-    code: str
-    text: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "text": self.text}
-
+from clauseguard.responses import Reason
 
 # ----------------------------------------------------------------------------- PHI redaction
 

@@ -14,6 +14,7 @@ from clauseguard.audit import AuditLog
 from clauseguard.corpus.sources import home_dir, open_snapshot
 from clauseguard.corpus.store import SqliteStore
 from clauseguard.engine import Engine
+from clauseguard.responses import Answer
 
 VOLATILE = ("timings",)
 
@@ -33,13 +34,14 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
     finally:
         log.close()
     engine = Engine(open_snapshot(corpus, f"corpus of assertion {assertion_id}"), log=False)
+    again: Answer
     if record.kind == "determination":
         again = engine.determine(record.request)
     elif record.kind == "search":
         again = engine.search(record.request)
     else:  # pragma: no cover - only these two kinds are logged
         raise ValueError(f"cannot replay a {record.kind}")
-    recomputed = {k: v for k, v in again.items() if k not in VOLATILE}
+    recomputed = {k: v for k, v in again.as_json().items() if k not in VOLATILE}
     recorded = {k: v for k, v in record.response.items() if k not in VOLATILE}
     differences = sorted(k for k in set(recomputed) | set(recorded) if recomputed.get(k) != recorded.get(k))
 

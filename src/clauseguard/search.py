@@ -17,6 +17,16 @@ from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.store import CorpusStore
 from clauseguard.reading.extract import Reading, excludes, quantity_asked, read_passage
 from clauseguard.requests import RetrievalEvalRequest, SearchRequest
+from clauseguard.responses import (
+    ExcludedPassage,
+    Passage,
+    RankedClause,
+    RetrievalEvalResponse,
+    SearchAnswer,
+    SearchResponse,
+    SearchStatus,
+    Source,
+)
 from clauseguard.retrieval import (
     Hit,
     QuestionPart,
@@ -106,6 +116,12 @@ def _row(index: RetrievalIndex, hit: Hit) -> Any:
     return index.clauses.rows[hit.clause_index]
 
 
+def _where(row: Any, score: float) -> dict[str, Any]:
+    """The fields every passage entry shares: the clause, where it is printed, its score (2 decimals)."""
+    return {"clause_id": row.clause_id, "document_id": row.document_id, "version": row.version,
+            "article": row.article, "page": row.page, "score": round(score, 2)}
+
+
 def _cite(row: Any) -> str:
     where = []
     if row.article:
@@ -175,7 +191,7 @@ def _moot_by_exclusion(answers: list[PartAnswer]) -> list[PartAnswer]:
 
 def search(
     request: SearchRequest, *, corpus: Corpus, store: CorpusStore, index: RetrievalIndex
-) -> dict[str, Any]:
+) -> SearchResponse:
     """The design's search response (without trace_id, which the engine adds)."""
     target = resolve_target(corpus, request)
     base: dict[str, Any] = {}
@@ -195,11 +211,10 @@ def search(
 
     if target.eligibility is None:
         sentence = target.uncovered or NO_EVIDENCE
-        return {
-            **base, "excluded": [], "below_threshold": [], "status": "refused", "reason": "no_version",
-            "sources": [], "action": ESCALATE, "unsettled": [p.label for p in parts],
-            "answer": sentence[0].upper() + sentence[1:] + ".",
-        }
+        return SearchResponse(
+            **base, status="refused", reason="no_version", action=ESCALATE, unsettled=[p.label for p in parts],
+            answer=sentence[0].upper() + sentence[1:] + ".",
+        )
 
     scope: Scope = target.eligibility
     codes = tuple(dict.fromkeys(c.strip() for c in request.codes if c.strip()))
@@ -207,7 +222,8 @@ def search(
         scope = GoverningCodes.of(corpus, target.eligibility, codes)
         base["codes"] = list(codes)
         base["governing_documents"] = sorted(scope.documents)
-    return {**base, **answer_over(index, store, parts, scope, request.threshold, request.k)}
+    answered = answer_over(index, store, parts, scope, request.threshold, request.k)
+    return SearchResponse(**base, **dict(answered))
 
 
 @dataclass(frozen=True)
@@ -257,7 +273,7 @@ class Scope(Protocol):
 
 def answer_over(
     index: RetrievalIndex, store: CorpusStore, parts: Sequence[QuestionPart], elig: Scope, threshold: float, k: int
-) -> dict[str, Any]:
+) -> SearchAnswer:
     """Excluded, below-threshold, status, sources, action, unsettled and answer for one scope."""
     mask = index.clauses.mask_of(elig.eligible)
     answers, below = answer_parts(index, parts, mask, threshold, k)
@@ -266,12 +282,9 @@ def answer_over(
     excluded = []
     for hit in best_ineligible(index, parts, ~mask, k):
         row = _row(index, hit)
-        excluded.append({
-            "clause_id": row.clause_id, "document_id": row.document_id, "article": row.article, "page": row.page,
-            "score": round(hit.score, 2), "version": row.version, "reason": elig.reason(row.clause_id),
-        })
+        excluded.append(ExcludedPassage(**_where(row, hit.score), reason=elig.reason(row.clause_id) or "not eligible"))
 
-    sources: list[dict[str, Any]] = []
+    sources: list[Source] = []
     cited: set[str] = set()
     sentences: list[str] = []
     for a in answers:
@@ -283,10 +296,7 @@ def answer_over(
                 continue
             cited.add(h.clause_id)
             row = _row(index, h)
-            sources.append({
-                "clause_id": row.clause_id, "document_id": row.document_id, "version": row.version,
-                "article": row.article, "page": row.page, "score": round(h.score, 2), "excerpt": r.excerpt,
-            })
+            sources.append(Source(**_where(row, h.score), excerpt=r.excerpt))
         row = _row(index, hit)
         sentences.append(f"{a.part.label[:1].upper()}{a.part.label[1:]}: \u201c{reading.excerpt}\u201d {_cite(row)}.")
     unsettled = [a.part.label for a in answers if a.unsettled_because is not None]
@@ -301,41 +311,32 @@ def answer_over(
             continue
         listed.add(hit.clause_id)
         row = _row(index, hit)
-        below_threshold.append({
-            "clause_id": row.clause_id, "document_id": row.document_id, "version": row.version,
-            "article": row.article, "page": row.page, "score": round(hit.score, 2),
-        })
+        below_threshold.append(Passage(**_where(row, hit.score)))
 
     verify_sources(sources, store, elig)
-    status = "answered" if sources else "refused"
-    response = {
-        "excluded": excluded,
-        "below_threshold": below_threshold,
-        "status": status,
-        "sources": sources,
-        "action": ESCALATE if (status == "refused" or unsettled) else NO_ACTION,
-        "unsettled": unsettled,
-        "answer": " ".join(sentences) if sources else NO_EVIDENCE,
-    }
-    if status == "refused":
-        response["reason"] = "no_evidence"
-    return response
+    status: SearchStatus = "answered" if sources else "refused"
+    return SearchAnswer(
+        excluded=excluded, below_threshold=below_threshold, status=status,
+        reason="no_evidence" if status == "refused" else None, sources=sources,
+        action=ESCALATE if (status == "refused" or unsettled) else NO_ACTION, unsettled=unsettled,
+        answer=" ".join(sentences) if sources else NO_EVIDENCE,
+    )
 
 
 
 
-def verify_sources(sources: list[dict[str, Any]], store: CorpusStore, elig: Scope) -> None:
+def verify_sources(sources: list[Source], store: CorpusStore, elig: Scope) -> None:
     """Each source re-read cold from the store: it exists, its excerpt is verbatim, it is in effect on
     the governing date. A source that fails is dropped (never shown as evidence)."""
     cold = store.reopen()
     try:
         kept = []
         for source in sources:
-            stored = cold.clause(source["clause_id"])
+            stored = cold.clause(source.clause_id)
             ok = (
                 stored is not None
-                and " ".join(source["excerpt"].split()) in " ".join(stored.text.split())
-                and stored.version == source["version"]
+                and " ".join(source.excerpt.split()) in " ".join(stored.text.split())
+                and stored.version == source.version
                 and stored.covers(elig.day)
             )
             if ok:
@@ -348,7 +349,7 @@ def verify_sources(sources: list[dict[str, Any]], store: CorpusStore, elig: Scop
 
 def evaluate_retrieval(
     request: RetrievalEvalRequest, *, corpus: Corpus, index: RetrievalIndex
-) -> dict[str, Any]:
+) -> RetrievalEvalResponse:
     """Gold-clause recall of what retrieval hands the reader: the top k eligible clauses per part."""
     search_like = SearchRequest(
         question=request.question, contract_id=request.contract_id, payer_id=request.payer_id,
@@ -365,8 +366,8 @@ def evaluate_retrieval(
     ranked = sorted(best.values(), key=lambda h: (-h.score, h.clause_id))
     gold = list(dict.fromkeys(request.gold_clause_ids))
     found = {h.clause_id for h in ranked}
-    return {
-        "recall": (sum(1 for g in gold if g in found) / len(gold)) if gold else None,
-        "retrieved": [{"clause_id": h.clause_id, "rank": i, "score": round(h.score, 2)} for i, h in enumerate(ranked, 1)],
-        "missing": [g for g in gold if g not in found],
-    }
+    return RetrievalEvalResponse(
+        recall=(sum(1 for g in gold if g in found) / len(gold)) if gold else None,
+        retrieved=[RankedClause(clause_id=h.clause_id, rank=i, score=round(h.score, 2)) for i, h in enumerate(ranked, 1)],
+        missing=[g for g in gold if g not in found],
+    )

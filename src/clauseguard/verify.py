@@ -20,6 +20,7 @@ from clauseguard.reading.compiler import criteria_for_clause
 from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.lexicon import load_lexicon
+from clauseguard.responses import Checks, Citation, Claim
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,10 @@ class ColdVerifier:
             found = self._compiled[key] = criteria_for_clause(stored.as_clause(), self.lexicon)
         return found
 
-    def verify(self, citations: Sequence[dict[str, Any]], cold: CorpusStore, ctx: VerifyContext) -> list[dict[str, bool]]:
+    def verify(self, citations: Sequence[Citation], cold: CorpusStore, ctx: VerifyContext) -> list[Checks]:
         """The five checks for each citation, in order. `cold` must be a fresh store handle."""
         plan_riders = cold.plan_riders(ctx.plan_id)
-        fetched = {c["clause_id"]: cold.clause(c["clause_id"]) for c in citations}
+        fetched = {c.clause_id: cold.clause(c.clause_id) for c in citations}
         compiled = {cid: self._compile(stored) for cid, stored in sorted(fetched.items()) if stored is not None}
         related = self._related(citations, cold)
         vocabulary = vocabulary_of(
@@ -91,38 +92,38 @@ class ColdVerifier:
         facts = read_facts(ctx.fact_text, ctx.diagnosis_codes, ctx.procedure_codes, self.lexicon, vocabulary)
         results = []
         for citation in citations:
-            stored = fetched[citation["clause_id"]]
+            stored = fetched[citation.clause_id]
             if stored is None:
-                results.append(dict.fromkeys(("exists", "verbatim", "in_effect", "applicable", "supports"), False))
+                results.append(Checks.failing())
                 continue
-            quote = normalise_ws(citation.get("quote", ""))
+            quote = normalise_ws(citation.quote)
             governs = any(set(cold.document_codes(d)) & set(ctx.procedure_codes) for d in stored.document_overrides)
-            results.append({
-                "exists": True,
-                "verbatim": bool(quote) and quote in normalise_ws(stored.text),
-                "in_effect": stored.covers(ctx.as_of),
-                "applicable": _applicable(stored, ctx, plan_riders, governs),
-                "supports": self._supports(compiled[stored.id], citation.get("claim", {}), facts, related),
-            })
+            results.append(Checks(
+                exists=True,
+                verbatim=bool(quote) and quote in normalise_ws(stored.text),
+                in_effect=stored.covers(ctx.as_of),
+                applicable=_applicable(stored, ctx, plan_riders, governs),
+                supports=self._supports(compiled[stored.id], citation.claim, facts, related),
+            ))
         return results
 
-    def _related(self, citations: Sequence[dict[str, Any]], cold: CorpusStore) -> dict[str, Criteria | Any]:
+    def _related(self, citations: Sequence[Citation], cold: CorpusStore) -> dict[str, Criteria | Any]:
         """Rider and designating clauses a claim names, re-fetched and compiled afresh."""
-        ids = sorted({i for c in citations for key in ("riders", "designations") for i in c.get("claim", {}).get(key, [])})
+        ids = sorted({i for c in citations for i in (*c.claim.riders, *c.claim.designations)})
         out: dict[str, Any] = {}
         for clause_id in ids:
             stored = cold.clause(clause_id)
             out[clause_id] = self._compile(stored) if stored is not None else None
         return out
 
-    def _supports(self, compiled: Any, claim: dict[str, Any], facts: Any, related: dict[str, Any]) -> bool:
+    def _supports(self, compiled: Any, claim: Claim, facts: Any, related: dict[str, Any]) -> bool:
         """The re-fetched text, compiled afresh, yields the criteria and results the statement claims."""
         if not isinstance(compiled, Criteria):
             return False
-        if claim.get("kind") == "amendment":
+        if claim.kind == "amendment":
             return bool(compiled.amendments)
         overrides = []
-        for rider_id in claim.get("riders", []):
+        for rider_id in claim.riders:
             rider = related.get(rider_id)
             if not isinstance(rider, Criteria):
                 return False
@@ -131,13 +132,13 @@ class ColdVerifier:
                 if found is not None:
                     overrides.append(found)
         designations: list[Any] = list(compiled.designations)
-        for other_id in claim.get("designations", []):
+        for other_id in claim.designations:
             other = related.get(other_id)
             if not isinstance(other, Criteria):
                 return False
             designations.extend(other.designations)
         evaluation = evaluate(compiled, facts, self.lexicon, designations, overrides)
-        if evaluation.outcome != claim.get("outcome"):
+        if evaluation.outcome != claim.outcome:
             return False
         atoms = {a.atom_id: a.status for a in evaluation.atoms}
-        return all(atoms.get(atom_id) == status for atom_id, status in claim.get("atoms", {}).items())
+        return all(atoms.get(atom_id) == status for atom_id, status in claim.atoms.items())

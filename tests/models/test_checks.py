@@ -19,6 +19,7 @@ from clauseguard.models.checks import (
 from clauseguard.models.prompts import NarrativeView
 from clauseguard.preflight import Redaction
 from clauseguard.reading.facts import ConditionFact, MeasureFact
+from clauseguard.responses import Checks, Citation, Claim
 
 CLAUSE = "Sensors (A9276) are covered when the member performs at least four fingerstick tests per day."
 NARRATIVE = "Name: Jane Doe. Type 1 diabetes.  Chart documents\nfive fingerstick tests per day. A1c 8.6 percent."
@@ -103,9 +104,10 @@ def test_a_fact_that_fails_a_check_is_discarded_with_the_reason(fact: dict[str, 
 
 
 CITATIONS = [
-    {"clause_id": "C2", "quote": "q", "statement": "s", "checks": dict.fromkeys(
-        ("exists", "verbatim", "in_effect", "applicable", "supports"), True)},
-    {"clause_id": "C9", "quote": "q", "statement": "s", "checks": {"exists": True, "supports": False}},
+    Citation(clause_id="C2", quote="q", statement="s", claim=Claim(kind="criteria"),
+             checks=Checks(exists=True, verbatim=True, in_effect=True, applicable=True, supports=True)),
+    Citation(clause_id="C9", quote="q", statement="s", claim=Claim(kind="criteria"),
+             checks=Checks(exists=True, verbatim=True, in_effect=True, applicable=True, supports=False)),
 ]
 
 

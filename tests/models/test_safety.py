@@ -81,7 +81,7 @@ def test_every_script_leaves_the_gate_safe_with_a_stated_reason(
     with ScriptedModelServer(scripted_model(script), protocol) as server:
         plain, assisted = engines(tiny, server.spec, refuse=refuse, timeout_s="0.05" if script == "timeout" else "10")
         for name, request in CASES.items():
-            before, after = plain.determine(request), assisted.determine(request)
+            before, after = plain.determine(request).as_json(), assisted.determine(request).as_json()
             assert_safe(before, after)
             model = after["model"]
             tried = [c for c in model["calls"] if c["status"] != "skipped"]
@@ -121,8 +121,8 @@ def test_every_script_leaves_the_gate_safe_with_a_stated_reason(
 def test_a_model_reading_is_used_only_under_review(tiny: Opened) -> None:
     with ScriptedModelServer(scripted_model("good"), "openai-compatible") as server:
         plain, assisted = engines(tiny, server.spec, refuse=True)
-        before = plain.determine(CASES["too_few_tests"])
-        after = assisted.determine(CASES["too_few_tests"])
+        before = plain.determine(CASES["too_few_tests"]).as_json()
+        after = assisted.determine(CASES["too_few_tests"]).as_json()
     assert (before["gate"], [r["code"] for r in before["reasons"]]) == ("REVIEW", ["criterion_not_compiled"])
     assert (after["gate"], after["outcome"]) == ("REVIEW", "NOT_COVERED")
     codes = {r["code"] for r in after["reasons"]}
@@ -145,7 +145,7 @@ def test_plausible_but_wrong_readings_are_accepted_and_never_determine(tiny: Ope
         # criterion needs a criterion left unknown (the case whose narrative does not state it)
         plain, assisted = engines(tiny, server.spec, refuse=script != "wrong_criterion")
         for name, request in CASES.items():
-            before, after = plain.determine(request), assisted.determine(request)
+            before, after = plain.determine(request).as_json(), assisted.determine(request).as_json()
             assert_safe(before, after)
             model = after["model"]
             accepted += model["accepted"]["criteria_reader"] + model["accepted"]["fact_extractor"]
@@ -159,8 +159,8 @@ def test_plausible_but_wrong_readings_are_accepted_and_never_determine(tiny: Ope
 def test_a_fact_mapped_to_the_wrong_criterion_turns_a_refusal_into_a_review_not_a_determination(tiny: Opened) -> None:
     with ScriptedModelServer(scripted_model("wrong_criterion"), "ollama") as server:
         plain, assisted = engines(tiny, server.spec, refuse=False)
-        before = plain.determine(CASES["tests_not_stated"])
-        after = assisted.determine(CASES["tests_not_stated"])
+        before = plain.determine(CASES["tests_not_stated"]).as_json()
+        after = assisted.determine(CASES["tests_not_stated"]).as_json()
     assert before["gate"] == "REFUSE"
     assert after["gate"] == "REVIEW" and after["model"]["accepted"]["fact_extractor"] >= 1
     fact = next(r for r in after["reasons"] if r["code"] == "fact_read_by_model")
@@ -176,8 +176,8 @@ def test_the_support_judge_can_only_send_a_determination_to_review(tiny: Opened)
     agreeing = ScriptedModel("agreeing", compiled_reading, no_facts, faithful_phrasing, all_supported)
     with ScriptedModelServer(doubting, "openai-compatible") as server:
         _, assisted = engines(tiny, server.spec, refuse=False)
-        doubted = assisted.determine(CASES["enough_tests"])
-        refused = assisted.determine(CASES["tests_not_stated"])
+        doubted = assisted.determine(CASES["enough_tests"]).as_json()
+        refused = assisted.determine(CASES["tests_not_stated"]).as_json()
     assert (doubted["gate"], doubted["outcome"]) == ("REVIEW", "COVERED")
     assert [r["code"] for r in doubted["reasons"]] == ["support_judge_doubt"]
     assert refused["gate"] == "REFUSE"  # no judge is asked about an answer that is not a DETERMINE
@@ -185,14 +185,14 @@ def test_the_support_judge_can_only_send_a_determination_to_review(tiny: Opened)
     with ScriptedModelServer(agreeing, "openai-compatible") as server:
         plain, assisted = engines(tiny, server.spec, refuse=True)
         # agreement never lifts a REVIEW: the judge is not even asked
-        after = assisted.determine(CASES["enough_tests"])
+        after = assisted.determine(CASES["enough_tests"]).as_json()
     assert after["gate"] == "REVIEW" and "support_judge" not in [c["role"] for c in after["model"]["calls"]]
 
 
 def test_model_readings_are_cached_per_clause_text(tiny: Opened) -> None:
     with ScriptedModelServer(scripted_model("good"), "openai-compatible") as server:
         _, assisted = engines(tiny, server.spec, refuse=True)
-        answers = [assisted.determine(request) for request in CASES.values()]
+        answers = [assisted.determine(request).as_json() for request in CASES.values()]
     assert server.roles().count("criteria_reader") == 1
     statuses = [c["status"] for a in answers for c in a["model"]["calls"] if c["role"] == "criteria_reader"]
     assert statuses[0] == "ok" and set(statuses[1:]) == {"cached"}
@@ -202,7 +202,7 @@ def test_model_readings_are_cached_per_clause_text(tiny: Opened) -> None:
 def test_a_rejected_reading_is_cached_and_counted_every_time(tiny: Opened) -> None:
     with ScriptedModelServer(scripted_model("non_verbatim_span"), "openai-compatible") as server:
         _, assisted = engines(tiny, server.spec, refuse=True)
-        answers = [assisted.determine(CASES[name]) for name in ("too_few_tests", "enough_tests")]
+        answers = [assisted.determine(CASES[name]).as_json() for name in ("too_few_tests", "enough_tests")]
     assert server.roles().count("criteria_reader") == 1
     for answer in answers:
         (rejection,) = [r for r in answer["model"]["rejected"] if r["role"] == "criteria_reader"]
@@ -225,7 +225,7 @@ def test_the_time_cap_per_determination_is_a_review_never_a_hang(tiny: Opened) -
         _, assisted = engines(tiny, server.spec, refuse=False)
         assert assisted.model is not None
         assisted.models = ModelAssist(assisted.model, clock=clock)  # type: ignore[misc]
-        answer = assisted.determine(CASES["enough_tests"])
+        answer = assisted.determine(CASES["enough_tests"]).as_json()
     assert (answer["gate"], answer["outcome"]) == ("REVIEW", "COVERED")
     (reason,) = answer["reasons"]
     assert reason["code"] == "model_time_cap" and "120s per determination" in reason["text"]
@@ -236,7 +236,7 @@ def test_the_time_cap_per_determination_is_a_review_never_a_hang(tiny: Opened) -
 def test_a_blown_token_cap_discards_the_output_and_is_a_review(tiny: Opened) -> None:
     with ScriptedModelServer(scripted_model("good"), "ollama") as server:
         _, assisted = engines(tiny, server.spec, refuse=False, max_tokens="50")
-        answer = assisted.determine(CASES["enough_tests"])
+        answer = assisted.determine(CASES["enough_tests"]).as_json()
     assert (answer["gate"], answer["outcome"]) == ("REVIEW", "COVERED")
     assert [r["code"] for r in answer["reasons"]] == ["model_token_cap"]
     assert answer["model"]["accepted"]["support_judge"] == 0  # the output that blew the cap is not used
@@ -252,7 +252,7 @@ def test_a_blown_cost_cap_is_a_review_with_the_price_from_the_table(tiny: Opened
         _, assisted = engines(tiny, server.spec, refuse=False)
         assert assisted.model is not None
         assisted.models = ModelAssist(assisted.model, prices=table)  # type: ignore[misc]
-        answer = assisted.determine(CASES["enough_tests"])
+        answer = assisted.determine(CASES["enough_tests"]).as_json()
     assert answer["gate"] == "REVIEW"
     assert "model_cost_cap" in {r["code"] for r in answer["reasons"]}
     assert answer["cost_usd"] > 0.10 and answer["model"]["usd"] == answer["cost_usd"]
@@ -262,7 +262,7 @@ def test_a_blown_cost_cap_is_a_review_with_the_price_from_the_table(tiny: Opened
 def test_a_spent_monthly_budget_is_a_spent_quota_and_the_rules_answer(tiny: Opened) -> None:
     with ScriptedModelServer(scripted_model("good"), "openai-compatible") as server:
         plain, assisted = engines(tiny, server.spec, refuse=False, budget_usd="0")
-        before, after = plain.determine(CASES["enough_tests"]), assisted.determine(CASES["enough_tests"])
+        before, after = plain.determine(CASES["enough_tests"]).as_json(), assisted.determine(CASES["enough_tests"]).as_json()
     assert server.calls == []
     assert (after["gate"], after["outcome"]) == (before["gate"], before["outcome"]) == ("DETERMINE", "COVERED")
     assert after["model"]["notice"] == "model quota exhausted: the monthly budget of $0 is spent"
@@ -286,7 +286,7 @@ def test_the_narrative_is_fenced_redacted_and_labelled_untrusted(tiny: Opened, p
     request = {**CASES["tests_not_stated"], "narrative": narrative}
     with ScriptedModelServer(script, protocol) as server:
         _, assisted = engines(tiny, server.spec, refuse=False)
-        assisted.determine(request)
+        assisted.determine(request).as_json()
     (call,) = facts_asked
     assert call.narrative is not None
     assert "Jane Doe" not in call.narrative and "AB998877" not in call.narrative and "[NAME]" in call.narrative
@@ -305,7 +305,7 @@ def test_every_request_asks_for_temperature_zero_and_a_json_schema(tiny: Opened)
             ScriptedModelServer(scripted_model("good"), "ollama") as ollama:
         for server, extra in ((openai, {}), (ollama, {"num_ctx": "16384"})):
             _, assisted = engines(tiny, server.spec, refuse=True, **extra)
-            assisted.determine(CASES["enough_tests"])
+            assisted.determine(CASES["enough_tests"]).as_json()
     for sent in openai.requests:
         body = sent["body"]
         assert sent["path"] == "/v1/chat/completions"
@@ -328,7 +328,7 @@ def test_a_phrasing_that_states_the_opposite_outcome_is_rejected(tiny: Opened) -
     script = ScriptedModel("opposite", compiled_reading, no_facts, opposite, all_supported)
     with ScriptedModelServer(script, "openai-compatible") as server:
         plain, assisted = engines(tiny, server.spec, refuse=False)
-        before, after = plain.determine(CASES["too_few_tests"]), assisted.determine(CASES["too_few_tests"])
+        before, after = plain.determine(CASES["too_few_tests"]).as_json(), assisted.determine(CASES["too_few_tests"]).as_json()
     assert after["answer"] == before["answer"]
     assert after["model"]["rejected"] == [
         {"role": "phraser", "subject": "answer", "why": "sentence 1 states the opposite of the outcome"}]

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from clauseguard.errors import ClauseguardError
 from clauseguard.evals.cases import Case, DeterminationCase, SearchCase
+from clauseguard.responses import AnswerModel
 
 
 @runtime_checkable
@@ -32,11 +33,11 @@ class EngineLike(Protocol):
         """Settings that affect answers (threshold defaults, backends, ...)."""
         ...
 
-    def determine(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The seven input fields -> the determination answer."""
+    def determine(self, request: dict[str, Any]) -> Any:
+        """The seven input fields -> the determination answer (typed, or its JSON form)."""
         ...
 
-    def search(self, request: dict[str, Any]) -> dict[str, Any]:
+    def search(self, request: dict[str, Any]) -> Any:
         """A search request -> the search response; raises NotFoundError for an unknown contract."""
         ...
 
@@ -73,10 +74,15 @@ def _engine_seconds(answer: Mapping[str, Any] | None, wall: float) -> float:
     return wall
 
 
+def _json_form(answer: Any) -> Any:
+    """Suites score what a user sees: a typed answer in its JSON form (fakes may hand back plain dicts)."""
+    return answer.as_json() if isinstance(answer, AnswerModel) else answer
+
+
 def run_determination(case: DeterminationCase, engine: EngineLike) -> DeterminationRun:
     start = time.perf_counter()
     try:
-        answer = engine.determine(case.engine_request())
+        answer = _json_form(engine.determine(case.engine_request()))
     except Exception as exc:  # a crash is a result to score, not a reason to stop the suite
         return DeterminationRun(case, None, f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
     wall = time.perf_counter() - start
@@ -88,7 +94,7 @@ def run_determination(case: DeterminationCase, engine: EngineLike) -> Determinat
 def run_search(case: SearchCase, engine: EngineLike) -> SearchRun:
     start = time.perf_counter()
     try:
-        response = engine.search(case.engine_request())
+        response = _json_form(engine.search(case.engine_request()))
     except ClauseguardError as exc:  # an unknown contract (or a request that is not well-formed)
         return SearchRun(case, None, "error", f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
     except Exception as exc:

@@ -34,6 +34,7 @@ from clauseguard.requests import (
     parse_iso_date,
     parse_request,
 )
+from clauseguard.responses import AnswerModel
 
 API_KEYS_ENV: Final = "CLAUSEGUARD_API_KEYS"
 DEFAULT_MAX_BODY_BYTES: Final = 256 * 1024
@@ -157,7 +158,8 @@ def create_app(
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(require_key)])
 
     async def answer(fn: Callable[[Engine], Any]) -> JSONResponse:
-        return JSONResponse(await worker.call(fn))
+        found = await worker.call(fn)
+        return JSONResponse(found.as_json() if isinstance(found, AnswerModel) else found)
 
     # -- errors: the design's statuses, one sentence each -----------------------------------------
 

@@ -34,6 +34,7 @@ from clauseguard.requests import (
     SearchRequest,
     parse_request,
 )
+from clauseguard.responses import AnswerModel
 
 app = typer.Typer(
     name="clauseguard",
@@ -47,7 +48,8 @@ app.add_typer(corpus_app, name="corpus")
 model_app = typer.Typer(help="The optional model backend: status of the configured model.", no_args_is_help=True)
 app.add_typer(model_app, name="model")
 
-out = Console(highlight=False, soft_wrap=True)
+# Wrapped at word boundaries to a terminal's width; piped output is left unwrapped for scripts and greps.
+out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
 MODEL_HELP = ("Model for this command only: PROVIDER:MODEL[@BASE_URL] (openai-compatible, ollama, anthropic), "
@@ -101,7 +103,9 @@ def _options(ctx: typer.Context) -> Options:
 
 
 def print_json(data: Any) -> None:
-    """One JSON document, keys in a stable order, on stdout."""
+    """One JSON document, keys in a stable order, on stdout (a typed answer in its JSON form)."""
+    if isinstance(data, AnswerModel):
+        data = data.as_json()
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 

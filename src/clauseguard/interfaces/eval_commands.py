@@ -42,7 +42,8 @@ CorpusFactory = Callable[[typer.Context], Corpus]
 MODEL_META_KEY: Final = "clauseguard.model"  # ctx.meta key holding `--model` for the engine factory
 DEFAULT_EXPANDED: Final = "evals/demo/expanded.json"
 
-out = Console(highlight=False, soft_wrap=True)
+# Wrapped at word boundaries to a terminal's width; piped output is left unwrapped for scripts and greps.
+out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 

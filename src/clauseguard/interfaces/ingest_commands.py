@@ -20,7 +20,7 @@ from clauseguard.corpus.sources import Opened, open_persistent_store, persistent
 from clauseguard.corpus.stats import corpus_stats
 from clauseguard.errors import RequestError
 
-out = Console(highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 
 
 class _GlobalOptions(Protocol):

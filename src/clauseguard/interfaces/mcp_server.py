@@ -31,6 +31,7 @@ from clauseguard.requests import (
     parse_iso_date,
     parse_request,
 )
+from clauseguard.responses import AnswerModel
 
 READ_ONLY: Final = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                    open_world_hint=False)
@@ -62,9 +63,10 @@ def create_server(engine_factory: Callable[[], Engine]) -> MCPServer:
 
     server: MCPServer = MCPServer("clauseguard", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan)
 
-    async def call(fn: Callable[[Engine], T]) -> T:
+    async def call(fn: Callable[[Engine], Any]) -> Any:
         try:
-            return await worker.call(fn)
+            found = await worker.call(fn)
+            return found.as_json() if isinstance(found, AnswerModel) else found
         except ClauseguardError as exc:  # unknown id, malformed argument: a message the model can act on
             raise ToolError(str(exc)) from exc
 

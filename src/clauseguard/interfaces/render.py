@@ -1,97 +1,133 @@
-"""Human renderings of engine answers for the terminal (rich). Reads response dicts; decides nothing."""
+"""Human renderings of engine answers for the terminal (rich). Reads the typed answers; decides nothing.
+
+Text is wrapped at word boundaries to the terminal's width; clause ids are folded, never cut.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from clauseguard.responses import (
+    CompareResponse,
+    DeterminationResponse,
+    ExcludedPassage,
+    Passage,
+    SearchResponse,
+)
+
 GATE_STYLE = {"DETERMINE": "green", "REVIEW": "yellow", "REFUSE": "magenta", "HALT": "red"}
+OUTCOME_WORDS = {"COVERED": "covered", "NOT_COVERED": "not covered", "INSUFFICIENT_EVIDENCE": "insufficient evidence"}
 
 
-def _passages(title: str, rows: list[Mapping[str, Any]], extra: str | None = None) -> Table:
-    table = Table(title=title, title_justify="left")
-    for col in ("clause", "version", "article", "page", "score") + ((extra,) if extra else ()):
-        table.add_column(col)
+def page_text(p: Passage) -> str:
+    """The page as a handler finds it: the printed label first, the PDF page when they differ."""
+    if p.page is None:
+        return ""
+    if p.page_label and p.page_label != str(p.page):
+        text = f"{p.page_label} (printed), PDF page {p.page}"
+    else:
+        text = str(p.page)
+    if p.page_end is not None and p.page_end != p.page:
+        end = p.page_end_label if p.page_end_label and p.page_end_label != str(p.page_end) else str(p.page_end)
+        text += f"–{end}"
+    return text
+
+
+def _table(title: str, columns: Sequence[str]) -> Table:
+    table = Table(title=title, title_justify="left", expand=False)
+    for col in columns:
+        # ids and quotes fold onto the next line instead of being cut with an ellipsis
+        table.add_column(col, overflow="fold")
+    return table
+
+
+def _passages(title: str, rows: Sequence[Passage], with_reason: bool = False) -> Table:
+    table = _table(title, ("clause", "version", "article", "page", "score") + (("reason",) if with_reason else ()))
     for r in rows:
-        cells = [r["clause_id"], str(r.get("version") or ""), str(r.get("article") or ""), str(r.get("page") or ""),
-                 f"{r['score']:.2f}"]
-        if extra:
-            cells.append(str(r.get(extra, "")))
+        cells = [r.clause_id, r.version, r.article or "", page_text(r), f"{r.score:.2f}"]
+        if with_reason and isinstance(r, ExcludedPassage):
+            cells.append(r.reason)
         table.add_row(*cells)
     return table
 
 
-def render_search(out: Console, response: Mapping[str, Any]) -> None:
+def _ids(out: Console, trace_id: str, assertion_id: str | None = None) -> None:
+    ids = f"assertion {assertion_id} · trace {trace_id}" if assertion_id else f"trace {trace_id}"
+    out.print(f"[dim]{ids}[/]")
+
+
+def render_search(out: Console, response: SearchResponse) -> None:
     """Status and action first, then the sourced answer, sources, excluded and below-threshold passages."""
-    status = response["status"]
-    style = "green" if status == "answered" and response["action"] == "none" else "yellow"
-    header = f"[bold {style}]{status}[/] — action: {response['action']}"
-    target = response.get("contract_id") or f"{response.get('payer_id')} / {response.get('plan_id')}"
-    header += f"\n{target}, effective {response['effective_date']}"
-    if response.get("requested_date"):
-        header += f" (requested {response['requested_date']})"
-    header += f"; applicable version: {response['applicable_version']}"
+    style = "green" if response.status == "answered" and response.action == "none" else "yellow"
+    header = f"[bold {style}]{response.status}[/] — action: {response.action}"
+    target = response.contract_id or f"{response.payer_id} / {response.plan_id}"
+    header += f"\n{target}, effective {response.effective_date}"
+    if response.requested_date:
+        header += f" (requested {response.requested_date})"
+    header += f"; applicable version: {response.applicable_version}"
     out.print(Panel(header, title="search", title_align="left"))
-    out.print(response["answer"])
-    if response["unsettled"]:
-        out.print(f"[yellow]unsettled:[/] {', '.join(response['unsettled'])}")
-    if response["sources"]:
-        out.print(_passages("sources", response["sources"]))
-    if response["excluded"]:
-        out.print(_passages("excluded (not eligible)", response["excluded"], "reason"))
-    if response["below_threshold"]:
-        out.print(_passages(f"below threshold {response['threshold']}", response["below_threshold"]))
+    out.print(response.answer)
+    if response.unsettled:
+        out.print(f"[yellow]unsettled:[/] {', '.join(response.unsettled)}")
+    if response.sources:
+        out.print(_passages("sources", response.sources))
+    if response.excluded:
+        out.print(_passages("excluded (not eligible)", response.excluded, with_reason=True))
+    if response.below_threshold:
+        out.print(_passages(f"below threshold {response.threshold}", response.below_threshold))
+    _ids(out, response.trace_id)
 
 
-def render_compare(out: Console, response: Mapping[str, Any]) -> None:
+def render_compare(out: Console, response: CompareResponse) -> None:
     """Both sides' answers, then the differences side by side and the clauses with no counterpart."""
-    out.print(Panel(f"{response['question']}\nA: {response['a']['target']}   B: {response['b']['target']}",
+    out.print(Panel(f"{response.question}\nA: {response.a.target}   B: {response.b.target}",
                     title="compare", title_align="left"))
-    for name in ("a", "b"):
-        side = response[name]
-        out.print(f"[bold]{name.upper()}[/] ({side['target']}, {side['as_of_date']}): {side['answer']}")
-    table = Table(title="differences", title_justify="left")
-    for col in ("aspect", "A", "B"):
-        table.add_column(col)
-    for d in response["differences"]:
+    for name, answered in (("A", response.a), ("B", response.b)):
+        out.print(f"[bold]{name}[/] ({answered.target}, {answered.as_of_date}): {answered.answer}")
+    table = _table("differences", ("aspect", "A", "B"))
+    for d in response.differences:
         cells = []
-        for name in ("a", "b"):
-            side = d[name]
-            cells.append("—" if side is None else f"{side['clause_id']}: {side.get('value', side.get('text', ''))}")
-        table.add_row(d["aspect"], *cells)
+        for side in (d.a, d.b):
+            cells.append("—" if side is None else f"{side.clause_id}: {side.value or side.text or ''}")
+        table.add_row(d.aspect, *cells)
     out.print(table)
-    if response["not_compared"]:
-        out.print(f"not compared (no counterpart): {', '.join(response['not_compared'])}")
+    if response.not_compared:
+        out.print(f"not compared (no counterpart): {', '.join(response.not_compared)}")
+    _ids(out, response.trace_id)
 
 
-def render_determination(out: Console, response: Mapping[str, Any]) -> None:
+def render_determination(out: Console, response: DeterminationResponse) -> None:
     """Gate and outcome first, then the answer, the reasons, citations with their checks and criteria."""
-    style = GATE_STYLE.get(response["gate"], "white")
-    out.print(Panel(f"[bold {style}]{response['gate']}[/] — {response['outcome']}", title="determination",
-                    title_align="left"))
-    out.print(response["answer"])
-    for reason in response["reasons"]:
-        out.print(f"  [{style}]•[/] {reason['text']} [dim]({reason['code']})[/]")
-    if response["citations"]:
-        table = Table(title="citations", title_justify="left")
-        for col in ("clause", "checks", "quote"):
-            table.add_column(col)
-        for c in response["citations"]:
-            checks = " ".join(("✓" if ok else "✗") + name for name, ok in c["checks"].items())
-            table.add_row(c["clause_id"], checks, c["quote"])
+    style = GATE_STYLE.get(response.gate, "white")
+    out.print(Panel(f"[bold {style}]{response.gate}[/] — {OUTCOME_WORDS.get(response.outcome, response.outcome)}",
+                    title="determination", title_align="left"))
+    out.print(response.answer)
+    for reason in response.reasons:
+        out.print(f"  [{style}]•[/] {reason.text} [dim]({reason.code})[/]")
+    if response.citations:
+        table = _table("citations", ("clause", "checks", "quote"))
+        for c in response.citations:
+            checks = "" if c.checks is None else " ".join(
+                ("✓" if ok else "✗") + name for name, ok in c.checks.model_dump().items())
+            table.add_row(c.clause_id, checks, c.quote)
         out.print(table)
-    if response["criteria"]:
-        table = Table(title="criteria", title_justify="left")
-        for col in ("clause", "criterion", "result", "fact"):
-            table.add_column(col)
-        for c in response["criteria"]:
-            table.add_row(c["clause_id"], c["criterion"], c["result"], c["narrative_span"] or c["fact"] or c["missing"] or "")
+    if response.criteria:
+        table = _table("criteria", ("clause", "criterion", "result", "fact"))
+        seen: set[tuple[str, str, str]] = set()
+        for row in response.criteria:
+            key = (row.clause_id, row.criterion, row.result)
+            if key in seen:  # the same criterion stated twice in a clause is one row
+                continue
+            seen.add(key)
+            table.add_row(row.clause_id, row.criterion, row.result.replace("_", " "),
+                          row.narrative_span or row.fact or row.missing or "")
         out.print(table)
-    for conflict in response["conflicts"]:
-        out.print(f"[yellow]conflict:[/] {conflict['description']} ({conflict['precedence']})")
-    for flag in response.get("flags", []):
-        out.print(f"[red]flag ({flag['kind']}):[/] {flag['text']}")
+    for conflict in response.conflicts:
+        out.print(f"[yellow]conflict:[/] {conflict.description} ({conflict.precedence})")
+    for flag in response.flags:
+        out.print(f"[red]flag ({flag.kind}):[/] {flag.text}")
+    _ids(out, response.trace_id, response.assertion_id)

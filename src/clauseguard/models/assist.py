@@ -57,7 +57,7 @@ from clauseguard.models.prompts import (
     schema_for,
     user_prompt,
 )
-from clauseguard.preflight import Reason
+from clauseguard.responses import Citation, DeterminationResponse, Reason, Timings
 
 if TYPE_CHECKING:
     from clauseguard.determination import Governing, Read, Resolution
@@ -337,7 +337,7 @@ class ModelRun:
         return decide(replace(base, uncompiled=base.uncompiled + tuple(self.review) + tuple(extra_review),
                               budget=base.budget + tuple(self.budget)))
 
-    def settle(self, gate_input: GateInput, citations: Sequence[Mapping[str, Any]]) -> GateDecision:
+    def settle(self, gate_input: GateInput, citations: Sequence[Citation]) -> GateDecision:
         """The gate's decision with the model's reasons added; the support judge may add more (so a
         DETERMINE can become a REVIEW, never the reverse); then the phrasing, if one is wanted."""
         doubts: list[Reason] = []
@@ -356,9 +356,9 @@ class ModelRun:
         self.decision = decision
         return decision
 
-    def _judge(self, citations: Sequence[Mapping[str, Any]]) -> list[Reason]:
-        given = [c["clause_id"] for c in citations]
-        payload = {"citations": [{"clause_id": c["clause_id"], "quote": c["quote"], "statement": c["statement"]}
+    def _judge(self, citations: Sequence[Citation]) -> list[Reason]:
+        given = [c.clause_id for c in citations]
+        payload = {"citations": [{"clause_id": c.clause_id, "quote": c.quote, "statement": c.statement}
                                  for c in citations]}
         text = self.ask("support_judge", "citations", payload)
         if text is None:
@@ -380,11 +380,11 @@ class ModelRun:
                                      "not support its statement" + (f" ({v.reason})" if v.reason else "")))
         return doubts
 
-    def _phrase(self, decision: GateDecision, citations: Sequence[Mapping[str, Any]]) -> list[Sentence] | None:
+    def _phrase(self, decision: GateDecision, citations: Sequence[Citation]) -> list[Sentence] | None:
         payload = {
             "gate": decision.gate, "outcome": decision.outcome, "reasons": [r.text for r in decision.reasons],
-            "citations": [{"clause_id": c["clause_id"], "quote": c["quote"], "statement": c["statement"],
-                           "verified": bool(c.get("checks")) and all(c["checks"].values())} for c in citations],
+            "citations": [{"clause_id": c.clause_id, "quote": c.quote, "statement": c.statement,
+                           "verified": c.checks is not None and not c.checks.failed()} for c in citations],
         }
         text = self.ask("phraser", "answer", payload)
         if text is None:
@@ -398,25 +398,25 @@ class ModelRun:
         self.accepted["phraser"] += 1
         return sentences
 
-    def finish(self, response: dict[str, Any], citations: Sequence[Mapping[str, Any]]) -> None:
+    def finish(self, response: DeterminationResponse, citations: Sequence[Citation]) -> None:
         """Put the phrasing (or the notice saying why there is none), the model report, the cost
         and the model's time into the response."""
-        deterministic = response["answer"]
+        deterministic = response.answer
         decision = self.decision
         if self.sentences and decision is not None:
-            cited = " ".join(f"[{c['clause_id']}]" for c in citations)
+            cited = " ".join(f"[{c.clause_id}]" for c in citations)
             lead = f"The requested service is {_VERDICT[decision.outcome]} under {cited}."
             if decision.gate == "REVIEW":
                 lead = "Provisionally: " + lead + " A handler must review: " + "; ".join(
                     r.text for r in decision.reasons) + "."
-            response["answer"] = lead + " " + " ".join(s.rendered() for s in self.sentences)
+            response.answer = lead + " " + " ".join(s.rendered() for s in self.sentences)
             self.applied.append("phrasing")
         elif self.stopped is not None and citations:
             # the model was wanted and could not help: the evidence goes out with the rules' answer, saying why
-            response["answer"] = f"{UNAVAILABLE_NOTICE} ({self.stopped}). {deterministic}"
-        response["model"] = self.report(deterministic if response["answer"] != deterministic else None)
-        response["cost_usd"] = round(self.usd, 6)
-        response["timings"] = {"model_s": round(self.latency_s, 6)}
+            response.answer = f"{UNAVAILABLE_NOTICE} ({self.stopped}). {deterministic}"
+        response.model = self.report(deterministic if response.answer != deterministic else None)
+        response.cost_usd = round(self.usd, 6)
+        response.timings = Timings(model_s=round(self.latency_s, 6))
 
     def report(self, deterministic_answer: str | None = None) -> dict[str, Any]:
         """What the model did in this determination (no prompt, no answer text, no timing)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -42,6 +42,7 @@ from clauseguard.reading.facts import (
     MeasureFact,
     TherapyFact,
 )
+from clauseguard.responses import Citation
 
 MODEL_SOURCE: Final = "model"
 # The atom kinds a model may supply a fact for; services, counts and designations come from codes
@@ -223,10 +224,10 @@ class Sentence:
         return body + "".join(f" [{c}]" for c in missing) + end
 
 
-def accept_phrasing(text: str, citations: Sequence[Mapping[str, Any]], outcome: str) -> list[Sentence]:
+def accept_phrasing(text: str, citations: Sequence[Citation], outcome: str) -> list[Sentence]:
     """Sentences that cite only given, fully verified clauses and keep the outcome; else Rejected."""
-    verified = {c["clause_id"] for c in citations if all(c.get("checks", {}).values()) and c.get("checks")}
-    given = {c["clause_id"] for c in citations}
+    verified = {c.clause_id for c in citations if c.checks is not None and not c.checks.failed()}
+    given = {c.clause_id for c in citations}
     data = json_object(text)
     items = data.get("sentences")
     if not isinstance(items, list) or not items:

@@ -1,0 +1,315 @@
+"""The one typed answer model: search, determination, compare, citations, checks, reasons, conflicts.
+
+Every answer the engine gives is one of these pydantic models; the verifier and the gate read them,
+the renderers (terminal, page) draw them, the API and the MCP tools publish their JSON Schemas, and
+tests build and read them. It is the only place an answer's shape is defined; it decides nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Gate = Literal["DETERMINE", "REVIEW", "REFUSE", "HALT"]
+Outcome = Literal["COVERED", "NOT_COVERED", "INSUFFICIENT_EVIDENCE"]
+CriterionValue = Literal["met", "not_met", "unknown"]
+SearchStatus = Literal["answered", "refused"]
+Action = Literal["none", "escalate to handler"]
+CHECK_NAMES: tuple[str, ...] = ("exists", "verbatim", "in_effect", "applicable", "supports")
+
+
+class AnswerModel(BaseModel):
+    """Strict: an unknown field is a bug in the code that built the answer, never silently kept."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Fields the design shows only when they carry something (a requested date that differs, the
+    # codes a search was narrowed by, a refusal's reason code, a model's report).
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON form every interface prints, stores and returns."""
+        data = self.model_dump(mode="json")
+        return _omit(self, data)
+
+
+def _omit(model: BaseModel, data: Any) -> Any:
+    if isinstance(model, AnswerModel) and isinstance(data, dict):
+        for name in model.OMIT_WHEN_NONE:
+            if data.get(name) is None:
+                data.pop(name, None)
+        for name, value in list(data.items()):
+            child = getattr(model, name, None)
+            if isinstance(child, BaseModel):
+                data[name] = _omit(child, value)
+            elif isinstance(child, list) and isinstance(value, list):
+                data[name] = [_omit(c, v) if isinstance(c, BaseModel) else v for c, v in zip(child, value, strict=True)]
+    return data
+
+
+# --- parts shared by every answer --------------------------------------------------------------
+
+
+class Reason(AnswerModel):
+    """A sentence a handler can act on, with a stable `code` for machines."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    code: str
+    text: str
+
+    def __init__(self, code: str | None = None, text: str | None = None, **data: Any) -> None:
+        if code is not None:
+            data["code"] = code
+        if text is not None:
+            data["text"] = text
+        super().__init__(**data)
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "text": self.text}
+
+
+class Flag(AnswerModel):
+    """Something noticed in the request that changed nothing: an instruction, a discrepancy, ..."""
+
+    kind: str
+    text: str
+
+
+class Timings(AnswerModel):
+    """Seconds spent; the only fields that differ between two identical requests."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"model_s", "stages"})
+
+    engine_s: float | None = None
+    stages: dict[str, float] | None = None
+    model_s: float | None = None
+
+
+class Passage(AnswerModel):
+    """A clause as a list entry: where it is (document, version, article, page as printed) and its score."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"page_label", "page_end", "page_end_label"})
+
+    clause_id: str
+    document_id: str
+    version: str
+    article: str | None = None
+    page: int | None = None
+    page_label: str | None = None
+    page_end: int | None = None
+    page_end_label: str | None = None
+    score: float
+
+
+class Source(Passage):
+    """A passage above the threshold that answers a part, with the excerpt that states it."""
+
+    excerpt: str
+
+
+class ExcludedPassage(Passage):
+    """A well-matching clause that may not be used, with the fixed reason it is out."""
+
+    reason: str
+
+
+class RetrievedClause(AnswerModel):
+    """A clause handed to the reader, ranked by retrieval for the question."""
+
+    clause_id: str
+    document_id: str
+    version: str
+    score: float
+    in_effect: bool
+
+
+# --- determination -----------------------------------------------------------------------------
+
+
+class Checks(AnswerModel):
+    """The cold verifier's five checks of one citation."""
+
+    exists: bool
+    verbatim: bool
+    in_effect: bool
+    applicable: bool
+    supports: bool
+
+    @classmethod
+    def failing(cls) -> Checks:
+        return cls(exists=False, verbatim=False, in_effect=False, applicable=False, supports=False)
+
+    def failed(self) -> list[str]:
+        return [name for name in CHECK_NAMES if not getattr(self, name)]
+
+
+class Claim(AnswerModel):
+    """What a citation's statement claims, in terms the verifier can recompute from the re-fetched text."""
+
+    kind: Literal["criteria", "unreadable", "amendment"]
+    outcome: str | None = None
+    atoms: dict[str, CriterionValue] = Field(default_factory=dict)
+    riders: list[str] = Field(default_factory=list)
+    designations: list[str] = Field(default_factory=list)
+
+
+class Citation(AnswerModel):
+    """A cited clause: its verbatim quote, the statement it supports, and the verifier's checks."""
+
+    clause_id: str
+    quote: str
+    statement: str
+    checks: Checks | None = None
+    claim: Claim = Field(exclude=True)  # for the verifier; never part of the published answer
+
+
+class CriterionResult(AnswerModel):
+    """One criterion of a deciding clause, mapped to the fact that settles it or named as missing."""
+
+    clause_id: str
+    criterion: str
+    clause_span: str
+    role: str
+    result: CriterionValue
+    fact: str | None = None
+    narrative_span: str | None = None  # from the redacted narrative
+    source: str | None = None
+    missing: str | None = None
+    waived: bool = False
+
+
+class ConflictReport(AnswerModel):
+    """A disagreement between sources and how precedence settles it (rider > policy > FAQ)."""
+
+    sources: list[str]
+    overridden_by: list[str]
+    precedence: str
+    description: str
+    request_relies_on_overridden: bool
+
+
+class DeterminationResponse(AnswerModel):
+    """The design's determination answer."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"model", "cost_usd"})
+
+    gate: Gate
+    outcome: Outcome
+    reasons: list[Reason]
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    criteria: list[CriterionResult] = Field(default_factory=list)
+    conflicts: list[ConflictReport] = Field(default_factory=list)
+    missing_facts: list[str] = Field(default_factory=list)
+    excluded: list[ExcludedPassage] = Field(default_factory=list)
+    retrieved: list[RetrievedClause] = Field(default_factory=list)
+    flags: list[Flag] = Field(default_factory=list)
+    assertion_id: str = ""
+    trace_id: str = ""
+    timings: Timings = Field(default_factory=Timings)
+    model: dict[str, Any] | None = None  # what a configured model did (clauseguard.models)
+    cost_usd: float | None = None
+
+
+# --- search ------------------------------------------------------------------------------------
+
+
+class SearchAnswer(AnswerModel):
+    """What a question over one scope finds: sources, what was left out, and the sourced answer."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"reason"})
+
+    excluded: list[ExcludedPassage] = Field(default_factory=list)
+    below_threshold: list[Passage] = Field(default_factory=list)
+    status: SearchStatus
+    reason: str | None = None  # "no_evidence" or "no_version" on a refusal
+    sources: list[Source] = Field(default_factory=list)
+    action: Action
+    unsettled: list[str] = Field(default_factory=list)
+    answer: str
+
+
+class SearchResponse(SearchAnswer):
+    """The design's search answer over a contract's or a plan's terms on a date."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"reason", "contract_id", "payer_id", "plan_id", "requested_date", "codes", "governing_documents"}
+    )
+
+    contract_id: str | None = None
+    payer_id: str | None = None
+    plan_id: str | None = None
+    effective_date: str | None
+    requested_date: str | None = None
+    applicable_version: str | None
+    applicable_versions: dict[str, str] | None
+    threshold: float
+    k: int
+    codes: list[str] | None = None
+    governing_documents: list[str] | None = None
+    trace_id: str = ""
+    timings: Timings = Field(default_factory=Timings)
+
+
+# --- compare -----------------------------------------------------------------------------------
+
+
+class CompareSide(SearchAnswer):
+    """One side of a comparison: the target, the date its versions were chosen on, and its answer."""
+
+    target: str
+    as_of_date: str
+    applicable_versions: dict[str, str]
+
+
+class DifferenceSide(AnswerModel):
+    """A clause on one side of a difference, with the value compared or its text."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"text", "value"})
+
+    clause_id: str
+    text: str | None = None
+    value: str | None = None
+
+
+class Difference(AnswerModel):
+    """One point where the two sides differ."""
+
+    aspect: str
+    a: DifferenceSide | None
+    b: DifferenceSide | None
+    summary: str
+
+
+class CompareResponse(AnswerModel):
+    """The same question against two targets, each side answered, differences point by point."""
+
+    question: str
+    a: CompareSide
+    b: CompareSide
+    differences: list[Difference]
+    not_compared: list[str]
+    trace_id: str = ""
+    timings: Timings = Field(default_factory=Timings)
+
+
+# --- retrieval evaluation ----------------------------------------------------------------------
+
+
+class RankedClause(AnswerModel):
+    clause_id: str
+    rank: int
+    score: float
+
+
+class RetrievalEvalResponse(AnswerModel):
+    """Recall of gold clauses among what retrieval hands the reader."""
+
+    recall: float | None
+    retrieved: list[RankedClause]
+    missing: list[str]
+
+
+Answer = DeterminationResponse | SearchResponse | CompareResponse
