@@ -355,6 +355,7 @@ class Ref:
     span: Span
     labels: tuple[str, ...]
     clause: str | None = None  # another clause of the same version; None: this clause
+    service: str | None = None  # "when X is covered": the criteria of the rules that cover X
     mark: str | None = field(default=None, kw_only=True)
 
 
@@ -455,6 +456,7 @@ class Criteria:
     designations: tuple[DesignationStatement, ...] = ()
     amendments: tuple[Amendment, ...] = ()
     notes: tuple[Note, ...] = ()
+    referenced: tuple[Node, ...] = ()  # marked criteria the rules name ("criteria (a)-(c) below") but hold elsewhere
 
     @property
     def empty(self) -> bool:
