@@ -287,10 +287,12 @@ class Event(Atom):
 
     kind: ClassVar[str] = "event"
     item: str
-    within: Period
+    within: Period | None = None  # None: it must have taken place ("before the sleep test, an evaluation")
 
     @property
     def label(self) -> str:
+        if self.within is None:
+            return f"{self.item} before the request"
         return f"{self.item} within {self.within.label} before the request"
 
 
@@ -464,6 +466,11 @@ class Criteria:
 
 
 # --- traversal ---------------------------------------------------------------------------------
+
+
+def with_mark(node: Node, mark: str | None) -> Node:
+    """The node with the item mark a reference names it by ("2", "b")."""
+    return dataclasses.replace(node, mark=mark)  # type: ignore[arg-type, type-var]
 
 
 def iter_atoms(node: Node | None) -> Iterator[Atom]:

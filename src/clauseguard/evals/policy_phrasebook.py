@@ -9,7 +9,6 @@ compiles anything itself: the caller hands it the compiler's result.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -17,8 +16,8 @@ from typing import Any, Final
 from clauseguard.corpus.criteria import (
     AllOf,
     AnyOf,
-    Atom,
     AtLeast,
+    Atom,
     Criteria,
     Node,
     Not,
@@ -27,7 +26,6 @@ from clauseguard.corpus.criteria import (
     Rule,
     Span,
     Waiver,
-    iter_atoms,
 )
 from clauseguard.text import STOP_WORDS, stem, words
 
@@ -218,7 +216,7 @@ class _Judge:
         for n in nodes:
             n = self.expand(n)
             if isinstance(n, cls) and getattr(n, "mark", None) is None:
-                out.extend(self.flatten(n.children, cls))  # type: ignore[attr-defined]
+                out.extend(self.flatten(getattr(n, "children", ()), cls))
             else:
                 out.append(n)
         return out

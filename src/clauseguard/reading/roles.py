@@ -82,4 +82,5 @@ def clause_role(kind: str | None, criteria: Criteria | None, sentence_roles: lis
     named = [r for r in sentence_roles if r is not None]
     if not named or len(named) < len(sentence_roles):
         return "criteria"
-    return max(NON_DECIDING, key=lambda r: (named.count(r), -NON_DECIDING.index(r)))  # type: ignore[return-value]
+    best = max(NON_DECIDING, key=lambda r: (named.count(r), -NON_DECIDING.index(r)))
+    return best  # type: ignore[return-value]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Final
 
@@ -22,6 +22,7 @@ from clauseguard.corpus.criteria import (
     Age,
     AllOf,
     Amount,
+    Atom,
     Condition,
     Count,
     Documentation,
@@ -55,7 +56,7 @@ def data() -> dict[str, Any]:
     return yaml.safe_load(raw)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rx(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{_compile(p)})" for p in patterns))
 
@@ -110,6 +111,14 @@ class Reader:
     def _find(self, key: tuple[str, ...], a: int, b: int) -> re.Match[str] | None:
         return _rx(key).search(self.folded, a, b)
 
+    def _past_setting(self, a: int, b: int) -> int:
+        """Past a leading setting that ends with a comma ("At a face-to-face visit, ...")."""
+        m = _rx(_section("settings")).match(self.folded, a)
+        if m is None:
+            return a
+        comma = self.folded.find(",", m.end(), b)
+        return _skip_space(self.folded, comma + 1) if 0 <= comma < b - 3 else a
+
     def _person_end(self, a: int, b: int) -> int:
         """Past a leading "The patient" / "The beneficiary's treating practitioner" when present."""
         m = _rx(_section("persons")).match(self.folded, a)
@@ -121,11 +130,12 @@ class Reader:
         span = self.span(a, b)
         if not span.text:
             return Unread(span, "an empty criterion")
-        for reader in (self.prescriber, self.event, self.documentation, self.therapy, self.valued, self.code,
-                       self.condition):
-            found = reader(span.start, span.end)
+        a = self._past_setting(span.start, span.end)
+        for reader in (self.prescriber, self.event, self.documentation, self.therapy, self.passive_therapy,
+                       self.valued, self.code, self.condition):
+            found = reader(a if reader not in (self.event,) else span.start, span.end)
             if found is not None:
-                return found
+                return dataclasses.replace(found, span=span) if isinstance(found, Atom) else found
         return Unread(span, "no criterion reader accounts for it")
 
     def prescriber(self, a: int, b: int) -> Node | None:
@@ -147,15 +157,18 @@ class Reader:
 
     def event(self, a: int, b: int) -> Node | None:
         window = self._find(_section("event", "window_before"), a, b)
-        if window is None:
+        setting = _rx(_section("settings")).match(self.folded, a)
+        if window is None and setting is None:
             return None
         happened = self._find(_section("event", "happened"), a, b)
         if happened is None:
             return None
-        found = [v for v in values(self.text[window.start():window.end()]) if v.unit in ("day", "week", "month", "year")]
-        if not found:
-            return None
-        within = Period(found[0].value, found[0].unit)  # type: ignore[arg-type]
+        within = None
+        if window is not None:
+            found = [v for v in values(self.text[window.start():window.end()]) if v.unit in ("day", "week", "month", "year")]
+            if not found:
+                return None
+            within = Period(found[0].value, found[0].unit)  # type: ignore[arg-type]
         what = self.text[happened.start():b]
         item = self.name(happened.start(), min(b, happened.start() + len(what.split(" to ")[0])))
         if item is None:
@@ -192,6 +205,19 @@ class Reader:
         if m is not None and m.end() >= b - 2:
             item = self.name(self._person_end(a, m.start()), m.start())
             return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
+        return None
+
+    def passive_therapy(self, a: int, b: int) -> Node | None:
+        """"Oral and transdermal opioids have failed to relieve the pain", "a corticosteroid is
+        contraindicated": the therapy named before what happened to it."""
+        for status in ("failed", "intolerant", "contraindicated", "treated"):
+            m = _rx(_section("treatment", f"passive_{status}")).search(self.folded, a, b)
+            if m is None or m.start() - a < 3:
+                continue
+            name = self.name(a, m.start(), None)
+            if name is None or self._person_end(a, m.start()) != a:
+                continue
+            return Treatment(self.fresh(), self.span(a, b), therapy=name, statuses=(status,))  # type: ignore[arg-type]
         return None
 
     def therapy(self, a: int, b: int) -> Node | None:

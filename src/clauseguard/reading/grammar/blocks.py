@@ -210,7 +210,7 @@ class _Lower(Transformer[Token, list[Block]]):
         first, last = lines[0].value, lines[-1].value
         return Para(self._span(first.start, last.end))
 
-    def list(self, items: list[Item]) -> ItemList:
+    def itemlist(self, items: list[Item]) -> ItemList:
         return ItemList(items)
 
     def children(self, blocks: list[Block]) -> list[Block]:

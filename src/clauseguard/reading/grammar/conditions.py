@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from clauseguard.corpus.criteria import AllOf, AnyOf, AtLeast, Node, Not, Ref, Span
+from clauseguard.corpus.criteria import AllOf, AnyOf, AtLeast, Node, Not, Ref, Span, with_mark
 from clauseguard.reading.grammar.atoms import Reader
 from clauseguard.reading.grammar.result import Unread
 from clauseguard.reading.grammar.statement import Tok
@@ -31,7 +31,7 @@ _CLAUSE_JOIN: Final = re.compile(
 )
 _COMMA_OR: Final = re.compile(r",\s*(?P<j>or|and|and/or)\s+")
 _NEGATION: Final = re.compile(
-    r"^(?:(?:the\s+)?(?:beneficiary|member|patient|insured person|individual)\s+)?"
+    r"(?:(?:the\s+)?(?:beneficiary|member|patient|insured person|individual)\s+)?"
     r"(?P<neg>(?:is|are|was|were|has|have|does|do|did)\s+not(?:\s+been)?|(?:has|have)\s+(?:no|never)|no|not|never|without)\s+",
     re.IGNORECASE,
 )
@@ -107,9 +107,9 @@ class ConditionReader:
                              self.text[pending[0].span.start:pending[-1].span.end])
                 pending.clear()
                 service = self.atoms.name(about.start, about.end) or fold(about.text)
-                ref: Node = Ref(Span(about.start, tok.span.end, self.text[about.start:tok.span.end]), (),
-                                service=service)
-                nodes.append(Not(ref) if tok.type == "DENIED" else ref)
+                covering: Node = Ref(Span(about.start, tok.span.end, self.text[about.start:tok.span.end]), (),
+                                     service=service)
+                nodes.append(Not(covering) if tok.type == "DENIED" else covering)
                 i += 1
                 continue
             if tok.type in ("MET", "COMMA", "COVERED", "DENIED") and not pending:
@@ -144,6 +144,10 @@ class ConditionReader:
             seg = seg[:m.start()]
         lead = len(seg) - len(seg.lstrip())
         seg = seg.strip()
+        joined = re.match(r"(?:and|or|and/or|but)\s+", seg, re.IGNORECASE)
+        if joined is not None:  # "... are met and the practitioner certifies ...": the joiner is not the criterion
+            lead += joined.end()
+            seg = seg[joined.end():]
         # "the following" alone, or "the patient meets": nothing to read
         return a + lead, a + lead + len(seg)
 
@@ -224,9 +228,7 @@ class ConditionReader:
 
 
 def _marked(node: Node, mark: str) -> Node:
-    import dataclasses
-
-    return dataclasses.replace(node, mark=mark)  # type: ignore[type-var]
+    return with_mark(node, mark)
 
 
 def quantified(kind: str, n: int | None, children: Sequence[Node]) -> Node:

@@ -16,12 +16,14 @@ from typing import Final
 
 from clauseguard.corpus.criteria import (
     AllOf,
+    Amount,
     AnyOf,
     Atom,
     Condition,
     Count,
     Criteria,
     Node,
+    Not,
     Note,
     Period,
     Ref,
@@ -33,6 +35,7 @@ from clauseguard.corpus.criteria import (
     Waiver,
     iter_atoms,
     renumber,
+    with_mark,
 )
 from clauseguard.reading.grammar.atoms import Reader
 from clauseguard.reading.grammar.blocks import Item, ItemList, Para, blocks
@@ -48,6 +51,7 @@ from clauseguard.text import fold, sentences
 _CODES: Final = re.compile(r"(?<![\w.])([A-Z]\d{4}|\d{4}[A-Z0-9]|\d{5})(?![\w])")
 _SUBJECT_LEAD: Final = re.compile(r"^(?:claims?\s+for|coverage\s+of|the\s+use\s+of|use\s+of|the\s+medical\s+necessity\s+(?:for|of)|the|a|an|all|any)\s+", re.IGNORECASE)
 _PRONOUN: Final = re.compile(r"^\s*(?:the\s+item\(?s?\)?|it|they|these(?:\s+items)?|this\s+item|the\s+items?)\s*$", re.IGNORECASE)
+_FINITE: Final = re.compile(r"\b(?:is|are|was|were|will|may|must|shall|has|have|can|does|do|requires?)\b")
 _HEADING: Final = re.compile(r"^[^.;:]{1,80}[.:]?$")
 
 
@@ -66,6 +70,7 @@ class ClauseCompiler:
         self.rules: list[Rule] = []
         self.notes: list[Note] = []
         self.unread: list[Unread] = []
+        self.caps: list[Rule] = []  # amount caps stated after a statement's effect: limit rules of their own
         self.referenced: list[Node] = []
         self.sentence_roles: list[str | None] = []
         self.folded = fold(text)
@@ -76,7 +81,7 @@ class ClauseCompiler:
 
     def run(self) -> Criteria | Refusal:
         self.walk(blocks(self.text), _Context())
-        criteria = Criteria(tuple(self.rules), notes=tuple(self.notes), referenced=tuple(self.referenced))
+        criteria = Criteria(tuple(self.rules + self.caps), notes=tuple(self.notes), referenced=tuple(self.referenced))
         if self.unread:
             return Refusal(tuple(self.unread), renumber(criteria) if self.rules else None)
         return renumber(criteria)
@@ -148,7 +153,7 @@ class ClauseCompiler:
     def aside(self, a: int, b: int, ctx: _Context) -> None:
         """A sentence that is not a statement: a heading, a note, or (with a deciding word) unread."""
         text = self.text[a:b].strip()
-        if _HEADING.match(text) and len(text.split()) <= 10 and not self._deciding(a, b):
+        if _HEADING.match(text) and len(text.split()) <= 10 and (not self._deciding(a, b) or not _FINITE.search(fold(text))):
             ctx.titles.append(Span(a, b, self.text[a:b]))
             self.notes.append(Note("heading", Span(a, b, self.text[a:b])))
             return
@@ -186,8 +191,10 @@ class ClauseCompiler:
             if node is not None:
                 when.append(node)
         for extra in st.extra:
-            found = self.extra(extra, st)
-            if found is not None:
+            found = self.after_effect(extra, st)
+            if isinstance(found, tuple):
+                when.append(found[1])  # a frequency the request must keep within
+            elif found is not None:
                 population.append(found)
         titles = [st.title] if st.title is not None else []
         titles += list(reversed(ctx.titles)) if st.effect == "approve" else []
@@ -197,15 +204,16 @@ class ClauseCompiler:
                 population.insert(0, title)
                 break
         if effect == "covered" and when and not population:
-            when, moved = _leading_diagnosis(when)
+            kept, moved = _leading_diagnosis(when)
+            when = kept
             population.extend(moved)
         if effect == "limit" and limit is None:
             for extra in st.extra:
-                found = [v for v in values(extra.text) if v.per is not None]
-                if found:
-                    v = found[0]
+                per_values = [v for v in values(extra.text) if v.per is not None]
+                if per_values and per_values[0].per is not None:
                     item = subject.concept if subject is not None else "units"
-                    limit = ("limit", Count(self.fresh(), extra, item=item, comparator="<=", value=v.value, per=v.per))
+                    limit = ("limit", Count(self.fresh(), extra, item=item, comparator="<=", value=per_values[0].value,
+                                            per=per_values[0].per))
                     break
             if limit is None:
                 self.unread.append(Unread(st.span, "a limit whose quantity and period are not written together"))
@@ -213,6 +221,8 @@ class ClauseCompiler:
             kind, count = limit
             if kind == "trigger":
                 trigger.append(count)
+            elif kind == "population":
+                population.append(count)
             else:
                 effect = "limit"
                 when.insert(0, count)
@@ -221,7 +231,7 @@ class ClauseCompiler:
             body = self.exception(body, cond, target)
         approval, period = self.approval(st, ctx)
         self.rules.append(Rule(effect, st.span, subject, _all(population), _all(trigger), body,  # type: ignore[arg-type]
-                               approval=approval, approval_period=period))
+                               approval=approval, approval_period=period))  # type: ignore[arg-type]
 
     def subject(self, st: Statement) -> tuple[Service | None, tuple[str, Node] | None]:
         """The service a statement is about, and a quantity its subject states ("up to 100 test strips
@@ -233,6 +243,7 @@ class ClauseCompiler:
         vals = [v for v in values(span.text) if v.per is not None and v.unit in ("", "units")]
         if vals:
             v = vals[0]
+            assert v.per is not None
             item = re.split(r"\s+(?:and|every|per|each|in any|within)\s+", span.text[v.end:].strip())[0]
             item = _SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", item)).strip(" ,")
             name = fold(item) or "units"
@@ -256,10 +267,33 @@ class ClauseCompiler:
                                                                   self.text[span.start + combined.end():span.end]),
                                               therapy=other))
             span = Span(span.start, span.start + combined.start(), self.text[span.start:span.start + combined.start()].rstrip(" ,"))
+        span, qualifiers = self.qualified(span, st)
+        if qualifiers is not None:
+            limit = limit or qualifiers
         codes = tuple(dict.fromkeys(_CODES.findall(span.text)))
         words = _SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", span.text)).strip(" ,")
         concept = self.lex.concept_named(words) or fold(words) or "the requested service"
         return Service(self.fresh(), span, concept=concept, codes=codes), limit
+
+    def qualified(self, span: Span, st: Statement) -> tuple[Span, tuple[str, Node] | None]:
+        """"CGM systems dispensed solely for gestational diabetes", "spinal fusion ... without
+        instability": the service, and the occasion (or population) its own words give it."""
+        low = fold(span.text)
+        found = sorted((m.start(), m.end(), name) for name in phrases().names("subject_qualifier")
+                       for p in phrases().of("subject_qualifier", name) for m in [p.regex.search(low)] if m)
+        if not found:
+            return span, None
+        start, end, name = found[0]
+        a = span.start + end
+        got = self.conditions.text_span(a, span.end) if name != "without" else self.conditions.text_span(a, span.end)
+        self.unread.extend(got.unread)
+        if got.node is None:
+            self.unread.append(Unread(span, "a service described with words that qualify it, not read"))
+            return span, None
+        node: Node = Not(got.node) if name == "without" else got.node
+        kind = "trigger" if st.effect in ("not_covered", "withheld") else "population"
+        head = Span(span.start, span.start + start, self.text[span.start:span.start + start].rstrip(" ,"))
+        return head, (kind, node)
 
     def condition(self, cond: Cond, items: ItemList | None) -> Node | None:
         quant = next((t for t in cond.parts if t.type == "QUANT"), None)
@@ -270,17 +304,55 @@ class ClauseCompiler:
         self.unread.extend(got.unread)
         return got.node
 
-    def extra(self, span: Span, st: Statement) -> Node | None:
-        """Words after the effect: "for chronic intractable pain" names the population; "for 6 months"
-        (an approval's period) and "by Medicare" name nothing to check."""
+    def after_effect(self, span: Span, st: Statement) -> Node | None:
+        """Words after the effect, each accounted for: "for chronic intractable pain" names the
+        population; "once per calendar year" a frequency the request must keep within; "for 6 months"
+        (an approval's period), "by Medicare", "as a preventive service" name nothing to check. Any
+        other words are unread: nothing a statement says is dropped."""
         text = span.text.strip()
         low = fold(text)
-        if not low.startswith("for ") or values(text) and any(v.unit in ("day", "week", "month", "year") for v in values(text)):
+        if any(p.regex.fullmatch(low) for p in phrases().of("benefit_words", "scope")):
+            self.notes.append(Note("benefit", span))
             return None
-        a = span.start + span.text.find(text) + 4
-        got = self.conditions.text_span(a, span.end)
-        self.unread.extend(got.unread)
-        return got.node
+        rate = next((m for p in phrases().of("benefit_words", "rate") for m in [p.regex.match(low)] if m), None)
+        if rate is not None:  # "at 90% of the agreed tariff": what the benefit pays, for search to quote
+            self.notes.append(Note("rate", span))
+            rest = low[rate.end():].strip(" ,;")
+            if not rest:
+                return None
+            a = span.start + span.text.find(text) + rate.end()
+            return self.after_effect(Span(a, span.end, self.text[a:span.end]), st)
+        vals = values(text)
+        money = [v for v in vals if v.unit in ("EUR", "GBP", "USD")]
+        if money and len(money) == len(vals):
+            # "up to EUR 200 per insured person": a cap, its own limit rule (it decides an amount question)
+            v = money[0]
+            self.caps.append(Rule("limit", st.span, None, None, None, Amount(
+                self.fresh(), span, currency=v.unit, comparator="<=" if v.comparator in ("==", "<=") else v.comparator,  # type: ignore[arg-type]
+                value=v.value, per=v.per)))
+            return None
+        if low.startswith("only ") and not vals:
+            a = span.start + span.text.find(text) + 5
+            cond = re.match(r"(?:with|if|when|where|after|provided that)\s+", fold(self.text[a:span.end]))
+            got = self.conditions.text_span(a + (cond.end() if cond else 0), span.end)
+            self.unread.extend(got.unread)
+            return got.node
+        if st.effect == "approve" and vals and all(v.unit in ("day", "week", "month", "year") for v in vals) \
+                and low.startswith("for "):
+            return None  # the approval period (approval())
+        if vals and all(v.per is not None for v in vals) and len(vals) == 1:
+            v = vals[0]
+            assert v.per is not None
+            return ("frequency", Count(self.fresh(), span, item="the requested service", comparator="<="
+                                       if v.comparator in ("==", "<=") else v.comparator,  # type: ignore[arg-type]
+                                       value=v.value, per=v.per))  # type: ignore[return-value]
+        if low.startswith("for "):
+            a = span.start + span.text.find(text) + 4
+            got = self.conditions.text_span(a, span.end)
+            self.unread.extend(got.unread)
+            return got.node
+        self.unread.append(Unread(span, "words after the statement's effect that no reading accounts for"))
+        return None
 
     def title_population(self, title: Span) -> Node | None:
         """An indication heading ("Plaque Psoriasis.", "2. Psoriatic Arthritis (guselkumab only).") is
@@ -368,7 +440,7 @@ class ClauseCompiler:
                 self.item_note(child.text, waivers)
         if node is None:
             return None
-        return dataclasses.replace(node, mark=item.mark or None)  # type: ignore[type-var]
+        return with_mark(node, item.mark or None)
 
     def item_note(self, span: Span, waivers: list[tuple[Node, tuple[str, ...], Span]]) -> None:
         """"Note: A patient who has already ... is not required to meet criterion iii.": a waiver."""

@@ -23,7 +23,7 @@ import yaml
 
 NUMBER_WORDS: Final = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred single"
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred single once twice"
 ).split()
 NUMBER: Final = (r"(?:(?:(?<=\s)[-\u2212])?\d+(?:[.,]\d+)*|(?:" + "|".join(NUMBER_WORDS) + r")(?:[- ](?:" + "|".join(NUMBER_WORDS)
                  + r"))*)(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?")

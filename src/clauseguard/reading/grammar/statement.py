@@ -118,6 +118,8 @@ def tag(text: str, start: int, end: int) -> list[Tok]:
     for i, (s, e, terminal, name) in enumerate(chosen):
         if terminal in ("VERDICT_COVERED", "VERDICT_DENIED") and not has_considers:
             continue  # "medically necessary" is a verdict only after "considers"
+        if terminal == "LEAD" and piece[:s].strip() and not piece[:s].rstrip().endswith(";"):
+            continue  # "Therefore," / "For all X," open a sentence (or follow a semicolon); elsewhere they are words
         if terminal == "LABELS" and _NUMBER_BEFORE.search(piece[:s]):
             continue  # "six (6) months": a number written twice, not a list of labels
         if terminal == "APPROVE" and (effects and effects[0] < i or piece[:s].strip(" .:")

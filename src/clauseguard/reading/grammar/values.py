@@ -87,8 +87,10 @@ def number(text: str) -> float | None:
         return float(paren.group(1))
     if re.fullmatch(r"-?\d+(?:,\d{3})*(?:\.\d+)?", t):
         return float(t.replace(",", ""))
-    if t == "single":
+    if t in ("single", "once"):
         return 1.0
+    if t == "twice":
+        return 2.0
     if any(w in NUMBER_WORDS for w in re.split(r"[\s-]+", t)):
         try:
             return float(w2n.word_to_num(t))
