@@ -22,7 +22,7 @@ def clause_criteria(clause: Any, lexicon: Lexicon | None = None) -> Criteria | R
     if getattr(clause, "criteria", None) is not None:
         return criteria_from_json(clause.criteria, clause.text)
     lex = lexicon or default_lexicon()
-    mode = os.environ.get(READER_ENV, "grammar")
+    mode = os.environ.get(READER_ENV, "legacy-first")
     if mode == "grammar":
         return read_clause(clause.text, getattr(clause, "kind", None), lex).result
     from clauseguard.reading.compiler import compile_clause as legacy
