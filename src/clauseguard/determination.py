@@ -189,6 +189,12 @@ def read(
                     continue
                 if g.document.id not in rider.document.overrides or not isinstance(base, Criteria):
                     continue
+                if amendment.action == "add":
+                    # a rider that adds a requirement adds it to every covering rule of the policy it amends
+                    if amendment.replacement is not None and any(r.effect == "covered" for r in base.rules):
+                        overrides.setdefault(g.clause.id, []).append(
+                            Override("add", (), amendment, rider_clause=rider.clause.id))
+                    continue
                 found = resolve_amendment(base, amendment, lexicon, rider_clause=rider.clause.id)
                 if found is not None:
                     overrides.setdefault(g.clause.id, []).append(found)

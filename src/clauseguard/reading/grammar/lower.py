@@ -16,6 +16,7 @@ from typing import Final
 
 from clauseguard.corpus.criteria import (
     AllOf,
+    Amendment,
     Amount,
     AnyOf,
     Atom,
@@ -37,6 +38,7 @@ from clauseguard.corpus.criteria import (
     renumber,
     with_mark,
 )
+from clauseguard.reading.grammar.amendments import AmendmentReader
 from clauseguard.reading.grammar.atoms import Reader
 from clauseguard.reading.grammar.blocks import Item, ItemList, Para, blocks
 from clauseguard.reading.grammar.conditions import ConditionReader, labels_of, quantified
@@ -51,6 +53,9 @@ from clauseguard.text import fold, sentences
 _CODES: Final = re.compile(r"(?<![\w.])([A-Z]\d{4}|\d{4}[A-Z0-9]|\d{5})(?![\w])")
 _SUBJECT_LEAD: Final = re.compile(r"^(?:claims?\s+for|coverage\s+of|the\s+use\s+of|use\s+of|the\s+medical\s+necessity\s+(?:for|of)|the|a|an|all|any)\s+", re.IGNORECASE)
 _PRONOUN: Final = re.compile(r"^\s*(?:the\s+item\(?s?\)?|it|they|these(?:\s+items)?|this\s+item|the\s+items?)\s*$", re.IGNORECASE)
+# what names a requirement of another document: a rider's amendment names one of these
+_AMENDS: Final = re.compile(r"\b(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|L\d{5}|requirement|criterion|criteria|limit|"
+                            r"waiting period|provisions|rate|lump sum|threshold|maximum)\b")
 _FINITE: Final = re.compile(r"\b(?:is|are|was|were|will|may|must|shall|has|have|can|does|do|requires?)\b")
 _HEADING: Final = re.compile(r"^[^.;:]{1,80}[.:]?$")
 
@@ -70,7 +75,9 @@ class ClauseCompiler:
         self.rules: list[Rule] = []
         self.notes: list[Note] = []
         self.unread: list[Unread] = []
-        self.caps: list[Rule] = []  # amount caps stated after a statement's effect: limit rules of their own
+        self.caps: list[Rule] = []
+        self.amendments: list[Amendment] = []
+        self.amender = AmendmentReader(self.conditions)  # amount caps stated after a statement's effect: limit rules of their own
         self.referenced: list[Node] = []
         self.sentence_roles: list[str | None] = []
         self.folded = fold(text)
@@ -81,7 +88,8 @@ class ClauseCompiler:
 
     def run(self) -> Criteria | Refusal:
         self.walk(blocks(self.text), _Context())
-        criteria = Criteria(tuple(self.rules + self.caps), notes=tuple(self.notes), referenced=tuple(self.referenced))
+        criteria = Criteria(tuple(self.rules + self.caps), amendments=tuple(self.amendments), notes=tuple(self.notes),
+                            referenced=tuple(self.referenced))
         if self.unread:
             return Refusal(tuple(self.unread), renumber(criteria) if self.rules else None)
         return renumber(criteria)
@@ -112,6 +120,10 @@ class ClauseCompiler:
         for n, s in enumerate(found):
             a, b = span.start + s.start, span.start + s.end
             last = n == len(found) - 1
+            changed = self.amendment(a, b)
+            if changed:
+                self.sentence_roles.append(None)
+                continue
             role = sentence_role(self.text[a:b])
             self.sentence_roles.append(role)
             if role is not None:  # administrative, a definition, a reference, framing: decides nothing
@@ -161,6 +173,17 @@ class ClauseCompiler:
             self.unread.append(Unread(Span(a, b, self.text[a:b]), "a sentence that may decide, in no form the grammar reads"))
         else:
             self.notes.append(Note("statement", Span(a, b, self.text[a:b])))
+
+    def amendment(self, a: int, b: int) -> bool:
+        """A rider's sentence that changes a named requirement of another document."""
+        low = self.folded[a:b]
+        if "in which case" in low or not _AMENDS.search(self.text[a:b]):
+            return False
+        found = self.amender.read(a, b)
+        if found is None:
+            return False
+        self.amendments.extend(found[0])
+        return True
 
     def _deciding(self, a: int, b: int) -> bool:
         return any(p.regex.search(self.folded, a, b) for p in phrases().of("deciding_cue"))

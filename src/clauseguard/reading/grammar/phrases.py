@@ -2,7 +2,7 @@
 statement, a denial, a quantifier, a condition, a reference, ..., as patterns in a small notation.
 
 Notation: words separated by spaces match words separated by any space; `(a|b c)` is a choice,
-`[a b]` is optional, `...` a gap of up to twelve words, `{n}` a number (digits or words, optionally with "(4)" after it), `{unit}` a unit
+`[a b]` and `(a|b)?` are optional, `s?` an optional character, `...` a gap of up to twelve words, `{n}` a number (digits or words, optionally with "(4)" after it), `{unit}` a unit
 of time, `{labels}` a printed list of criterion labels ("(1)-(2)", "(1-6)", "(i, ii, and iii)",
 "(a) - (c)"). Matching is on the folded text (case, quotes and dashes unified), on word boundaries.
 Every pattern names the phrasebook entries (two styles at least) that justify it; a test checks it.
@@ -79,7 +79,10 @@ class _Notation:
                 alts.append(self.seq("|)"))
             self.i += 1  # ")"
             alts.sort(key=len, reverse=True)  # the longest wording first: "moderate to severe" before "moderate"
-            return "(?:" + "|".join(alts) + ")", False
+            optional = self.peek() == "?"  # "(a|an)?" is written like "[a|an]"
+            if optional:
+                self.i += 1
+            return "(?:" + "|".join(alts) + ")", optional
         if c == "[":
             self.i += 1
             alts = [self.seq("|]")]
@@ -101,7 +104,10 @@ class _Notation:
             self.i += 1
         if self.i == start:  # a stray bracket or bar: the character itself
             self.i += 1
-        return re.escape(self.p[start:self.i]), False
+        word = self.p[start:self.i]
+        # "claims?", "pre-?test": the character before a question mark is optional
+        out = "".join(re.escape(c) if c != "?" else "?" for c in word) if "?" in word[1:] else re.escape(word)
+        return out, False
 
 
 def _compile(pattern: str) -> str:
