@@ -67,7 +67,10 @@ def _walk(value: Any, path: str) -> None:
         check_text(name, value)
     elif isinstance(value, dict):
         for key, item in value.items():
-            check_text(f"{path}.key" if path else "request.key", key)
+            try:
+                check_text("key", key)
+            except RequestError as exc:
+                raise RequestError(name, "has a key that " + str(exc).removeprefix("key: ")) from None
             _walk(item, f"{path}.{key}" if path else key)
     elif isinstance(value, list):
         for i, item in enumerate(value):

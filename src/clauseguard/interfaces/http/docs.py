@@ -73,7 +73,7 @@ def body_doc(model: type[BaseModel], examples: dict[str, dict[str, Any]]) -> dic
     props = schema.get("properties", {})
     if "as_of_date" in props and model.__name__ in ("SearchRequest", "RetrievalEvalRequest"):
         props["effective_date"] = {**props["as_of_date"], "title": "Effective Date",
-                                   "description": "The same field as `as_of_date`, under the broker's published "
+                                   "description": "An alias of `as_of_date` (the same field), under the broker's published "
                                                   "name; give one of the two. Never deprecated."}
     for old, new in DEPRECATED_KEYS.get(model.__name__, {}).items():
         if new in props:
