@@ -5,6 +5,7 @@
 const KEY_STORAGE = "clauseguard.apiKey";
 const clauseCache = new Map();
 const versionCache = new Map();
+const notEligible = new Map();  // clause id -> why it may not be used, for the answer on screen
 let catalog = null;
 
 // ------------------------------------------------------------------ small DOM helpers (no innerHTML)
@@ -51,9 +52,14 @@ async function api(method, path, body) {
   let data = null;
   try { data = await response.json(); } catch { data = null; }
   if (!response.ok) {
-    const error = new Error((data && data.detail) || `${response.status} ${response.statusText}`);
+    // 422: FastAPI's validation shape, a list of {loc, msg}; other errors: {detail: "sentence"}
+    const detail = data && data.detail;
+    const entries = Array.isArray(detail) ? detail : [];
+    const message = entries.length ? entries.map((e) => e.msg).join("; ") : detail;
+    const error = new Error(message || `${response.status} ${response.statusText}`);
     error.status = response.status;
-    error.field = data && data.field;
+    const loc = entries.length ? entries[0].loc.filter((p) => !["body", "query", "path"].includes(p)) : [];
+    error.field = loc.length ? String(loc[0]) : null;
     throw error;
   }
   return data;
@@ -121,6 +127,7 @@ function linkified(text, ids) {
 }
 
 function showClause(id) {
+  if (notEligible.has(id)) { openClauseDialog(id); return; }
   const card = document.getElementById(`clause-${id}`);
   if (card) {
     card.scrollIntoView({ behavior: "smooth", block: "center" });
@@ -140,8 +147,14 @@ async function openClauseDialog(id) {
   if (!dialog.open) dialog.showModal();
   try {
     const clause = await getClause(id);
-    const timeline = await renderTimeline(clause.document_id, { marks: { [clause.version]: "this clause" } });
+    const reason = notEligible.get(id);
+    // A clause the answer excluded is shown as not eligible, with its reason, never as the clause that governs.
+    const timeline = await renderTimeline(clause.document_id, reason
+      ? { others: new Set([clause.version]), why: () => `${clause.version} does not govern this request: ${reason}.` }
+      : { marks: { [clause.version]: "this clause" } });
     body.replaceChildren(
+      reason ? h("p", { class: "not-eligible", role: "note", "data-testid": "not-eligible" },
+        h("b", {}, "Not eligible for this request"), ` — ${reason}. It was excluded before ranking; do not cite it.`) : null,
       h("p", { class: "meta" }, clauseMeta(clause)),
       h("p", { class: "clause-text" }, clause.text),
       h("h3", {}, "Version timeline"), timeline,
@@ -152,7 +165,7 @@ async function openClauseDialog(id) {
 }
 
 function clauseMeta(clause) {
-  const where = [clause.article ? `article ${clause.article}` : null, clause.page ? `page ${clause.page}` : null]
+  const where = [clause.article ? `article ${clause.article}` : null, pageText(clause) || null]
     .filter(Boolean).join(", ");
   return `${clause.document_id} (${clause.document_title}) · ${clause.version}, in effect ${clause.effective_start}`
     + ` to ${clause.effective_end || "open-ended"} · ${clause.section}${where ? ` · ${where}` : ""}`;
@@ -162,7 +175,7 @@ const dayNumber = (iso) => Date.parse(`${iso}T00:00:00Z`) / 86400000;
 
 // A document's versions on one horizontal line, widths by duration; `marks` names the versions that
 // govern (version -> label), `others` the versions whose clauses were excluded, `date` the governing day.
-async function renderTimeline(documentId, { marks = {}, others = new Set(), date = null } = {}) {
+async function renderTimeline(documentId, { marks = {}, others = new Set(), date = null, why = null } = {}) {
   let data;
   try { data = await getVersions(documentId); } catch (error) {
     return h("p", { class: "empty" }, `${documentId}: ${error.message}`);
@@ -192,8 +205,10 @@ async function renderTimeline(documentId, { marks = {}, others = new Set(), date
       marks[v.version] ? ` (${marks[v.version]})` : "", others.has(v.version) ? " (excluded here)" : "")));
   list.style.cssText = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)";
   const closed = data.events.filter((e) => e.kind === "version_closed").map((e) => `${e.date}: ${e.detail}`);
+  const sentence = why ? why(data) : null;
   return h("div", { class: "timeline", "data-testid": "timeline", "data-document-id": documentId },
     h("h3", {}, `${data.document_id} — ${data.title} `, h("span", { class: "code" }, data.kind)),
+    sentence ? h("p", { class: "why", "data-testid": "why-governs" }, sentence) : null,
     bar, list,
     h("div", { class: "legend" },
       date ? `red line: ${date}; ` : "", "green: the version named on the bar; striped: versions whose clauses were excluded here",
@@ -214,7 +229,7 @@ function passagesTable(rows, { testid, reason = false, read = false }) {
       h("th", {}, "score"), reason ? h("th", {}, "reason") : null, read ? h("th", {}, "in effect") : null)),
     h("tbody", {}, rows.map((r) => h("tr", { "data-testid": testid, "data-clause-id": r.clause_id },
       h("td", {}, clauseLink(r.clause_id)), h("td", {}, r.version || ""),
-      h("td", {}, [r.article, r.page ? `p. ${r.page}` : null].filter(Boolean).join(", ")),
+      h("td", {}, [r.article, pageText(r) || null].filter(Boolean).join(", ")),
       h("td", { class: "num" }, fmtScore(r.score)),
       reason ? h("td", {}, r.reason || "") : null, read ? h("td", {}, r.in_effect ? "yes" : "no") : null)))));
 }
@@ -258,14 +273,16 @@ async function timelinesPanel(documentIds, options) {
 
 // ------------------------------------------------------------------ renderers, one per request kind
 
-async function renderSearch(r) {
+async function renderSearch(r, request = {}) {
   const tone = r.status === "refused" ? "refused" : r.action === "none" ? "ok" : "escalate";
   const target = r.contract_id ? `contract ${r.contract_id}` : `${r.payer_id} / ${r.plan_id}`;
   const head = verdict(tone, r.status.toUpperCase(), "status",
     h("div", { class: "outcome" }, "action: ", h("span", { "data-testid": "action" }, r.action)),
     [fact("terms of", target), fact("effective", r.effective_date, "effective-date"),
       fact("requested", r.requested_date), fact("applicable version", r.applicable_version || "none", "applicable-version"),
-      fact("threshold", r.threshold)]);
+      advancedOpen() ? fact("threshold", r.threshold) : null]);
+  notEligible.clear();
+  for (const e of r.excluded) notEligible.set(e.clause_id, e.reason);
   const ids = [...r.sources, ...r.below_threshold, ...r.excluded].map((s) => s.clause_id);
   const answer = panel("Answer", { testid: "answer" }, h("p", { class: "answer-text" }, linkified(r.answer, ids)),
     r.unsettled.length ? h("div", {}, h("h3", {}, "Not settled"),
@@ -283,21 +300,26 @@ async function renderSearch(r) {
       passagesTable(r.below_threshold, { testid: "below-row" })));
   const versions = r.applicable_versions || {};
   const docs = [...r.sources, ...r.excluded, ...r.below_threshold].map((s) => s.document_id);
+  const contract = r.contract_id && catalog ? catalog.contracts.find((c) => c.id === r.contract_id) : null;
   const [timelines] = await Promise.all([
     timelinesPanel(docs, (doc) => ({
       marks: versions[doc] ? { [versions[doc]]: "governs" } : {},
       others: new Set(r.excluded.filter((e) => e.document_id === doc).map((e) => e.version)),
       date: r.effective_date,
+      why: (data) => whyGoverns(versions[doc], data.versions.find((v) => v.version === versions[doc]),
+        { answer: r, contract, document: data }),
     })),
     ...cards.map((c) => c.loaded),
   ]);
-  return [head, answer, sources, passages, timelines, jsonPanel(r)];
+  return [head, searchNextStep(r, request), answer, sources, passages, timelines, jsonPanel(r)];
 }
 
-async function renderDetermination(r) {
+async function renderDetermination(r, request = {}) {
   const head = verdict(r.gate, r.gate, "gate",
     h("div", { class: "outcome", "data-testid": "outcome" }, r.outcome),
     [fact("assertion", r.assertion_id, "assertion-id"),
+      r.policy ? fact("gate policy", r.policy.applied ? `${r.policy.name} (held for a person's signature)`
+        : r.policy.name, "gate-policy") : null,
       r.assertion_id ? h("div", {}, h("button", { type: "button", onclick: () => showAudit(r.assertion_id) }, "audit record")) : null]);
   const answer = panel("Answer", { testid: "answer" },
     h("p", { class: "answer-text" }, linkified(r.answer, r.citations.map((c) => c.clause_id))),
@@ -327,15 +349,20 @@ async function renderDetermination(r) {
       passagesTable(r.excluded, { testid: "excluded-row", reason: true })),
     panel(`Clauses read (${(r.retrieved || []).length})`, { class: "below", testid: "retrieved" },
       passagesTable(r.retrieved || [], { testid: "retrieved-row", read: true })));
+  notEligible.clear();
+  for (const e of r.excluded) notEligible.set(e.clause_id, e.reason);
   const clauses = await Promise.all(cards.map((c) => c.loaded));
   const governing = {};
   for (const clause of clauses.filter(Boolean)) governing[clause.document_id] = clause.version;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(request.as_of_date || "") ? request.as_of_date : null;
   const timelines = await timelinesPanel(Object.keys(governing), (doc) => ({
     marks: { [governing[doc]]: "cited" },
     others: new Set(r.excluded.filter((e) => e.document_id === doc).map((e) => e.version)),
-    date: /^\d{4}-\d{2}-\d{2}$/.test(r.request_date || "") ? r.request_date : null,
+    date: day,
+    why: (data) => whyGoverns(governing[doc], data.versions.find((v) => v.version === governing[doc]),
+      { answer: { ...r, plan_id: request.plan_id, as_of_date: day }, document: data }),
   }));
-  return [head, answer, citations, criteria, conflicts, passages, timelines, jsonPanel(r)];
+  return [head, nextStepPanel(r, request), answer, citations, criteria, conflicts, passages, timelines, jsonPanel(r)];
 }
 
 function compareSide(name, side) {
@@ -376,7 +403,16 @@ async function renderCompare(r) {
     }
   }
   const docs = [...r.a.sources, ...r.b.sources].map((s) => s.document_id);
-  const timelines = await timelinesPanel(docs, (doc) => ({ marks: marks[doc] || {} }));
+  const sideNames = { A: r.a, B: r.b };
+  const readBy = (sides) => sides.split(" and ").map((n) => `${n}: ${sideNames[n].target} as of ${sideNames[n].as_of_date}`);
+  const timelines = await timelinesPanel(docs, (doc) => ({
+    marks: marks[doc] || {},
+    why: () => {
+      const parts = Object.entries(marks[doc] || {}).map(([version, sides]) =>
+        `${version} is what ${sides} read (${readBy(sides).join("; ")})`);
+      return parts.length ? `${parts.join("; ")}.` : null;
+    },
+  }));
   return [head, differences, sides, timelines, jsonPanel(r)];
 }
 
@@ -408,9 +444,11 @@ function requestOf(form) {
       const body = { question: value("question") };
       if (form.elements["search-target"].value === "contract") body.contract_id = value("contract_id");
       else { body.payer_id = value("payer_id"); body.plan_id = value("plan_id"); }
-      if (value("effective_date")) body.effective_date = value("effective_date");
-      if (value("threshold")) body.threshold = Number(value("threshold"));
-      if (value("k")) body.k = Number.parseInt(value("k"), 10);
+      if (value("as_of_date")) body.as_of_date = value("as_of_date");
+      if (advancedOpen()) {  // handler mode leaves the server's defaults (threshold 0.62, k 3)
+        if (value("threshold")) body.threshold = Number(value("threshold"));
+        if (value("k")) body.k = Number.parseInt(value("k"), 10);
+      }
       return ["/v1/search", body, renderSearch];
     }
     case "determination":
@@ -435,8 +473,7 @@ async function submit(form) {
   form.querySelectorAll("[aria-invalid]").forEach((el) => el.removeAttribute("aria-invalid"));
   try {
     const response = await api("POST", path, body);
-    if (form.dataset.kind === "determination") response.request_date = body.as_of_date;
-    const parts = await render(response);
+    const parts = await render(response, body);
     results.replaceChildren(...parts.filter(Boolean));
     results.dataset.kind = form.dataset.kind;
     results.dataset.state = "done";
@@ -456,6 +493,10 @@ async function submit(form) {
 }
 
 // ------------------------------------------------------------------ the catalog: what can be picked
+
+function advancedOpen() {
+  return $("#s-advanced").open;
+}
 
 function option(value, label) {
   return h("option", { value }, label || value);
