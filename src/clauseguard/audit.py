@@ -172,11 +172,10 @@ class AuditLog:
         """The latest `limit` records, newest first (of one kind, or of one trace id), for people to read."""
         clauses = [(c, v) for c, v in (("kind = ?", kind), ("trace_id = ?", trace_id)) if v is not None]
         where = ("WHERE " + " AND ".join(c for c, _ in clauses)) if clauses else ""
-        rows = self._conn.execute(
-            "SELECT seq, assertion_id, trace_id, kind, request_redacted, response_redacted, corpus_fingerprint,"
-            f" store_path, settings, recorded_at FROM assertions {where} ORDER BY seq DESC LIMIT ?",  # noqa: S608
-            (*(v for _, v in clauses), limit),
-        ).fetchall()
+        columns = ("seq, assertion_id, trace_id, kind, request_redacted, response_redacted, corpus_fingerprint, "
+                   "store_path, settings, recorded_at")
+        query = f"SELECT {columns} FROM assertions {where} ORDER BY seq DESC LIMIT ?"  # noqa: S608 - fixed clauses
+        rows = self._conn.execute(query, (*(v for _, v in clauses), limit)).fetchall()
         return [AuditRecord(seq=r[0], assertion_id=r[1], trace_id=r[2], kind=r[3], request=json.loads(r[4]),
                             response=json.loads(r[5]), corpus_fingerprint=r[6], store_path=r[7],
                             settings=json.loads(r[8]), recorded_at=r[9]) for r in rows]

@@ -73,7 +73,10 @@ class DecisionLog:
     """The final decisions recorded in one audit database."""
 
     def __init__(self, audit_path: Path, clock: Callable[[], datetime] | None = None) -> None:
-        from clauseguard.audit import AUDIT_MIGRATIONS, AuditLog  # the audit log names this module's migration
+        from clauseguard.audit import (  # the audit log names this module's migration
+            AUDIT_MIGRATIONS,
+            AuditLog,
+        )
 
         self.audit_path = audit_path
         self._clock = clock or (lambda: datetime.now(UTC))

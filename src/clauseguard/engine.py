@@ -141,7 +141,10 @@ class Engine:
 
     @cached_property
     def lexicon_fingerprint(self) -> str:
-        return self.lexicon.fingerprint
+        """The lexicon's fingerprint for traces; a search never loads the lexicon just to stamp it."""
+        if "lexicon" in self.__dict__:
+            return self.lexicon.fingerprint
+        return lexicon_files_fingerprint()
 
     @cached_property
     def compiled(self) -> CompiledCache:
@@ -367,6 +370,18 @@ def _describe(opened: Opened, fingerprint: str) -> str:
              "path": "a corpus given with --corpus", "home": "the persistent store"}[opened.origin]
     count = len(opened.corpus.documents)
     return f"{where}: {count} document{'s' if count != 1 else ''}, fingerprint {short}"
+
+
+def lexicon_files_fingerprint() -> str:
+    """`Lexicon(files).fingerprint` of the shipped files, from their bytes alone (a test keeps the two equal)."""
+    import hashlib
+
+    from clauseguard.reading.lexicon import _package_files
+
+    digest = hashlib.sha256()
+    for name, raw in sorted(_package_files().items()):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(raw).digest())
+    return "sha256:" + digest.hexdigest()
 
 
 def redacted_request(request: DeterminationRequest) -> dict[str, Any]:

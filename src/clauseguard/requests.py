@@ -15,7 +15,15 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Final, TypeVar
 
-from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from clauseguard.corpus.model import parse_iso_date
 from clauseguard.errors import RequestError

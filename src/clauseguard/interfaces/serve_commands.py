@@ -50,7 +50,12 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         from clauseguard.deployment import policy_from_environment
-        from clauseguard.interfaces.api import SERVE_CORPUS_ENV, SERVE_STORE_ENV, api_keys_from_env, create_app
+        from clauseguard.interfaces.api import (
+            SERVE_CORPUS_ENV,
+            SERVE_STORE_ENV,
+            api_keys_from_env,
+            create_app,
+        )
         from clauseguard.models import from_environment
 
         opened = opened_of(ctx)

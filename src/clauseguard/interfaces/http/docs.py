@@ -13,7 +13,11 @@ from typing import Any, Final
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_redoc_html
-from fastapi.openapi.utils import get_openapi, validation_error_definition, validation_error_response_definition
+from fastapi.openapi.utils import (
+    get_openapi,
+    validation_error_definition,
+    validation_error_response_definition,
+)
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel
 
