@@ -123,6 +123,7 @@ def trace_command(
 def audit_list_command(
     limit: Annotated[int, typer.Option("--limit", help="How many records, newest first.")] = 20,
     kind: Annotated[str | None, typer.Option("--kind", help="Only determination or search records.")] = None,
+    ids: Annotated[bool, typer.Option("--ids", help="Print only the assertion ids, one a line (for scripts).")] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """The latest audit records, newest first, with the final decision recorded against each."""
@@ -131,6 +132,9 @@ def audit_list_command(
     from clauseguard.recorded import audit_entries
 
     entries = audit_entries(_home(), limit=limit, kind=kind)
+    if ids:
+        sys.stdout.writelines(f"{e.assertion_id}\n" for e in entries)
+        return
     if as_json:
         _print_json(entries)
         return

@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from clauseguard.engine import Engine
+if TYPE_CHECKING:  # a server binds its port before the engine's code is even imported
+    from clauseguard.engine import Engine
 
 T = TypeVar("T")
-EngineFactory = Callable[[], Engine]
+EngineFactory = Callable[[], "Engine"]
 
 
 class EngineThread:

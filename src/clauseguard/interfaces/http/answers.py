@@ -8,13 +8,12 @@ request keys are still answered for one release, with a `Deprecation` header nam
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from clauseguard.engine import Engine
 from clauseguard.interfaces.http import examples
 from clauseguard.interfaces.http.body import parse_json
 from clauseguard.interfaces.http.docs import ERRORS, HALT_RULE, body_doc
@@ -36,6 +35,9 @@ from clauseguard.responses import (
     RetrievalEvalResponse,
     SearchResponse,
 )
+
+if TYPE_CHECKING:
+    from clauseguard.engine import Engine
 
 # RFC 9745: the date the old names were deprecated (this release), as a structured-field date.
 DEPRECATED_SINCE: Final = "@1796083200"  # 2026-12-01T00:00:00Z

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from clauseguard.engine import Engine
 from clauseguard.errors import RequestError
 from clauseguard.interfaces.http.body import check_text
 from clauseguard.interfaces.http.docs import LOOKUP_ERRORS
@@ -32,6 +31,9 @@ from clauseguard.responses import (
     TraceView,
     VersionTimeline,
 )
+
+if TYPE_CHECKING:
+    from clauseguard.engine import Engine
 
 
 def _path(name: str, description: str) -> Any:
