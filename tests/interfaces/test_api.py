@@ -280,3 +280,14 @@ def test_api_keys_guard_every_v1_route(tmp_path: Path) -> None:
 def test_model_status_reports_no_model_by_default(served: Served) -> None:
     status = get(served, "/v1/model/status").json()
     assert status["configured"] is False and "deterministic engine" in status["detail"]
+
+
+def test_several_workers_answer_like_one(tmp_path: Path, served: Served) -> None:
+    """`serve --workers 2`: two engine processes over one index cache give the single server's answers."""
+    port = free_port()
+    with running_cli(["--corpus", "demo", "serve", "--port", str(port), "--workers", "2"], home=tmp_path,
+                     ready_url=f"http://127.0.0.1:{port}/readyz") as server:
+        for _ in range(4):  # connections land on either worker
+            many = httpx.post(f"{server.url}/v1/search", json=DENTAL, timeout=60, headers={"Connection": "close"})
+            assert many.status_code == 200
+            assert without_timings(many.json()) == without_timings(post(served, "/v1/search", DENTAL).json())

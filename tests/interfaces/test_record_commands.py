@@ -74,8 +74,8 @@ def test_every_answer_prints_its_ids(capsys: pytest.CaptureFixture[str]) -> None
 ])
 def test_an_argument_that_is_not_text_is_exit_2_naming_it(args: list[bytes], isolated_home: Path) -> None:
     env = {**os.environ, "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
-    done = subprocess.run([sys.executable.encode(), b"-m", b"clauseguard", *args], capture_output=True, env=env,
-                          timeout=120, check=False)
+    done = subprocess.run([sys.executable.encode(), b"-m", b"clauseguard", *args],  # noqa: S603 - our own CLI
+                          capture_output=True, env=env, timeout=120, check=False)
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2 and done.stdout == b"", err
     assert err.startswith("error: the argument ") and err.count("\n") == 1 and "Traceback" not in err
@@ -87,7 +87,8 @@ def test_help_loads_no_engine_code() -> None:
              "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'pydantic', 'yaml', 'fastapi', "
              "'mcp', 'bm25s', 'wordllama') or m in ('clauseguard.engine', 'clauseguard.corpus.model', "
              "'typer.rich_utils', 'rich.console')); print('HEAVY', heavy)")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run([sys.executable, "-c", probe],  # noqa: S603 - a fixed probe of our own
+                          capture_output=True, text=True, timeout=60, check=False)
     assert "HEAVY []" in done.stdout, done.stdout[-500:] + done.stderr[-500:]
 
 

@@ -381,3 +381,36 @@ def test_printed_page_labels_are_shown(browser: Any, tmp_path: Path) -> None:
         assert "page iv (PDF page 4)" in shown
         shoot(opened, "flow-page-labels")
         context.close()
+
+
+def test_the_api_docs_load_with_the_network_cut(browser: Any, served: Served) -> None:
+    """/docs (Swagger UI) and /redoc (ReDoc) load from the server alone and list the operations."""
+    context = browser.new_context(viewport=LAPTOP)
+    outside: list[str] = []
+
+    def only_the_server(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(served.url):
+            route.continue_()
+        else:  # the network is cut: anything else is refused and remembered
+            outside.append(url)
+            route.abort()
+
+    context.route("**/*", only_the_server)
+    docs = context.new_page()
+    docs.goto(served.url + "/docs")
+    docs.wait_for_selector(".opblock-summary-path", timeout=60_000)
+    listed = {el.inner_text().strip() for el in docs.query_selector_all(".opblock-summary-path")}
+    assert {"/v1/search", "/v1/determinations", "/v1/compare", "/v1/clauses/{clause_id}", "/healthz"} <= listed
+    assert docs.query_selector(".auth-wrapper .authorize") is not None  # the security schemes are offered
+    shoot(docs, "docs-swagger-offline")
+
+    docs.goto(served.url + "/redoc")
+    docs.locator("h2", has_text="Search a contract's or a plan's terms").first.wait_for(timeout=60_000)
+    operations = docs.locator("h2", has_text="Determine coverage for a case")
+    assert operations.count() >= 1
+    images = docs.eval_on_selector_all("img", "els => els.map((e) => e.src)")
+    assert all(src.startswith((served.url, "data:")) for src in images), images
+    shoot(docs, "docs-redoc-offline")
+    context.close()
+    assert outside == []

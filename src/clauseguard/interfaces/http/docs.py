@@ -39,7 +39,6 @@ HALT_RULE: Final = (
     "unknown contract, clause or document id is 404."
 )
 DESCRIPTION: Final = (
-    "Coverage answers over versioned insurance policy documents, with the clause behind every answer.\n\n"
     "Every request uses one vocabulary: `payer_id`, `plan_id`, `contract_id`, `procedure_codes`, "
     "`diagnosis_codes`, `as_of_date`, `question`. On search, `effective_date` is a documented alias of "
     "`as_of_date` (the broker's `search_policy_terms` call shape: `contract_id`, `effective_date`, `question`, "
@@ -95,8 +94,37 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
         schemas.setdefault("ValidationError", validation_error_definition)
         schemas.setdefault("HTTPValidationError", validation_error_response_definition)
         schemas.setdefault("ErrorMessage", ErrorMessage.model_json_schema(mode="serialization"))
+        _drop_unreferenced(doc)
         app.openapi_schema = doc
     return app.openapi_schema
+
+
+def _refs(node: Any, found: set[str]) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            found.add(ref.rsplit("/", 1)[1])
+        for value in node.values():
+            _refs(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _refs(value, found)
+
+
+def _drop_unreferenced(doc: dict[str, Any]) -> None:
+    """Schemas no route reaches (a field the published form excludes, e.g. a citation's claim) are left out."""
+    schemas = doc["components"]["schemas"]
+    reached: set[str] = set()
+    _refs(doc["paths"], reached)
+    while True:
+        more: set[str] = set()
+        for name in reached:
+            _refs(schemas.get(name, {}), more)
+        if more <= reached:
+            break
+        reached |= more
+    for name in [n for n in schemas if n not in reached]:
+        del schemas[name]
 
 
 @cache
