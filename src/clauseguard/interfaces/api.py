@@ -9,6 +9,7 @@ background; /readyz says when they are loaded. It never changes or decides an an
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -32,6 +33,7 @@ __all__ = ["API_KEYS_ENV", "DEFAULT_MAX_BODY_BYTES", "EngineThread", "api_keys_f
            "create_app"]
 
 DEFAULT_MAX_BODY_BYTES: Final = 256 * 1024
+BUILD_DELAY_S: Final = 0.2
 WEB_DIR: Final = Path(__file__).parent / "web"
 # `serve --workers N` runs N processes; each builds its app from these (set by the serve command).
 SERVE_CORPUS_ENV: Final = "CLAUSEGUARD_SERVE_CORPUS"
@@ -50,7 +52,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        worker.start_in_background()
+        # The build starts just after the port is bound (the lifespan runs before the bind): importing and
+        # loading the engine on another thread would otherwise hold up the server's own start-up.
+        asyncio.get_running_loop().call_later(BUILD_DELAY_S, worker.start_in_background)
         try:
             yield
         finally:
