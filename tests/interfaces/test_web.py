@@ -250,6 +250,11 @@ def test_handler_mode_hides_threshold_and_k(page: Any, served: Served) -> None:
     search_contract(page, "CT-48213", "dental implant: coverage, annual cap, waiting period")
     assert page.query_selector('[data-testid="verdict"]') is not None
     assert "threshold" not in page.inner_text('[data-testid="verdict"]')
+    step = page.query_selector('[data-testid="next-step"]')  # the annual cap is not settled: a handler settles it
+    assert step is not None
+    assert [norm(li.inner_text()) for li in step.query_selector_all('[data-testid="ask-item"]')] == ["annual cap"]
+    read = [a.get_attribute("data-clause-link") for a in step.query_selector_all('[data-testid="read-clauses"] a')]
+    assert read[0] == "GRP-TERMS.CG-2021-09.A12.4"  # the cap clause the answer names, before the weak matches
     shoot(page, "flow-search-handler-mode")
     page.click("#s-advanced summary")
     assert page.is_visible("#s-threshold") and page.input_value("#s-threshold") == "0.62"

@@ -101,14 +101,18 @@ function nextStepPanel(r, request) {
 // The next step of a search a person must finish (refused, or a part left unsettled).
 function searchNextStep(r, request) {
   if (r.status === "answered" && r.action === "none") return null;
-  const read = r.below_threshold.map((b) => b.clause_id);
+  // First the clauses the answer names without settling them (a cap "fixed elsewhere"), then the
+  // passages below the threshold.
+  const sources = new Set(r.sources.map((x) => x.clause_id));
+  const named = [...String(r.answer).matchAll(/(?<=; )([A-Za-z0-9][\w-]*(?:\.[\w-]+)+)(?=\))/g)].map((m) => m[1]);
+  const read = [...new Set([...named.filter((id) => !sources.has(id)), ...r.below_threshold.map((b) => b.clause_id)])];
   return panel("Next step", { class: "next-step", testid: "next-step" },
     h("p", { class: "lead" }, r.status === "refused"
       ? "Nothing in the governing terms answers this question: a handler answers it, or asks for the document that would."
       : "Part of the question is not settled by the governing terms: a handler settles it."),
     r.unsettled.length ? [h("h3", {}, "Parts to settle"),
       h("ul", { "data-testid": "ask-for" }, r.unsettled.map((u) => h("li", { "data-testid": "ask-item" }, u)))] : null,
-    h("h3", {}, "Clauses to read (below the threshold)"),
+    h("h3", {}, "Clauses to read"),
     read.length ? h("ul", { "data-testid": "read-clauses" }, read.map((id) => h("li", {}, clauseLink(id))))
       : h("p", { class: "empty" }, "none"),
     h("div", { class: "rfi", "data-testid": "rfi" }, h("h3", {}, "Request for information"),
