@@ -8,19 +8,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Final, Protocol
 
 import typer
-from rich.console import Console
 
-from clauseguard.corpus.export import export_corpus
-from clauseguard.corpus.ingest import IngestOutcome, build_request, ingest
-from clauseguard.corpus.model import DOCUMENT_KINDS
-from clauseguard.corpus.sources import Opened, open_persistent_store, persistent_store_path
-from clauseguard.corpus.stats import corpus_stats
 from clauseguard.errors import RequestError
+from clauseguard.interfaces.console import out
 
-out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+if TYPE_CHECKING:  # the readers and the store load when a command runs, never for --help
+    from clauseguard.corpus.ingest import IngestOutcome
+    from clauseguard.corpus.sources import Opened
+
+# clauseguard.corpus.model.DOCUMENT_KINDS, written out so --help imports no corpus code (a test keeps them equal)
+DOCUMENT_KINDS: Final = ("medical_policy", "policy_terms", "rider", "faq", "schedule_of_benefits")
 
 
 class _GlobalOptions(Protocol):
@@ -83,6 +83,9 @@ def ingest_command(
         raise RequestError(
             "--corpus", "ingest writes into the persistent store; leave --corpus out (--store PATH picks another store file)"
         )
+    from clauseguard.corpus.ingest import build_request, ingest
+    from clauseguard.corpus.sources import open_persistent_store, persistent_store_path
+
     request = build_request(
         files,
         {
@@ -202,6 +205,9 @@ def export_command(
     """Write the corpus (by default the persistent store) out in the interchange format."""
     opened = _options(ctx).opened()
     target = path / "corpus.yaml" if path.is_dir() else path
+    from clauseguard.corpus.export import export_corpus
+    from clauseguard.corpus.stats import corpus_stats
+
     written = export_corpus(opened.corpus, target)
     stats = corpus_stats(opened.corpus)
     if as_json:
