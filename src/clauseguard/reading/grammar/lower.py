@@ -337,15 +337,11 @@ class ClauseCompiler:
         if any(p.regex.fullmatch(low) for p in phrases().of("benefit_words", "scope")):
             self.notes.append(Note("benefit", span))
             return None
-        rate = next((m for p in phrases().of("benefit_words", "rate") for m in [p.regex.match(low)] if m), None)
-        if rate is not None:  # "at 90% of the agreed tariff": what the benefit pays, for search to quote
-            self.notes.append(Note("rate", span))
-            rest = low[rate.end():].strip(" ,;")
-            if not rest:
-                return None
-            a = span.start + span.text.find(text) + rate.end()
-            return self.after_effect(Span(a, span.end, self.text[a:span.end]), st)
         vals = values(text)
+        if low.startswith("at ") and vals and vals[0].unit == "percent" and vals[0].start <= 4:
+            # "at 90% of the agreed tariff": what the benefit pays, for search to quote; not a requirement
+            self.notes.append(Note("rate", span))
+            return None
         money = [v for v in vals if v.unit in ("EUR", "GBP", "USD")]
         if money and len(money) == len(vals):
             # "up to EUR 200 per insured person": a cap, its own limit rule (it decides an amount question)
