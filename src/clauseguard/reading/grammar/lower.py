@@ -32,6 +32,7 @@ from clauseguard.corpus.criteria import (
     Rule,
     Service,
     Span,
+    Tenure,
     Treatment,
     Waiver,
     iter_atoms,
@@ -52,6 +53,7 @@ from clauseguard.text import fold, sentences
 
 _CODES: Final = re.compile(r"(?<![\w.])([A-Z]\d{4}|\d{4}[A-Z0-9]|\d{5})(?![\w])")
 _SUBJECT_LEAD: Final = re.compile(r"^(?:claims?\s+for|coverage\s+of|the\s+use\s+of|use\s+of|the\s+medical\s+necessity\s+(?:for|of)|the|a|an|all|any)\s+", re.IGNORECASE)
+_BENEFIT_LEAD: Final = re.compile(r"^(?:(?:the\s+)?(?:benefits?|costs?|fees?|expenses?|claims?)\s+(?:for|of)\s+)", re.IGNORECASE)
 _PRONOUN: Final = re.compile(r"^\s*(?:the\s+item\(?s?\)?|it|they|these(?:\s+items)?|this\s+item|the\s+items?)\s*$", re.IGNORECASE)
 # what names a requirement of another document: a rider's amendment names one of these
 _AMENDS: Final = re.compile(r"\b(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|L\d{5}|requirement|criterion|criteria|limit|"
@@ -76,11 +78,20 @@ class ClauseCompiler:
         self.notes: list[Note] = []
         self.unread: list[Unread] = []
         self.caps: list[Rule] = []
+        self.lifts: list[Node] = []  # "no waiting period applies where ...": exceptions to this clause's waiting periods
         self.amendments: list[Amendment] = []
         self.amender = AmendmentReader(self.conditions)  # amount caps stated after a statement's effect: limit rules of their own
         self.referenced: list[Node] = []
         self.sentence_roles: list[str | None] = []
         self.folded = fold(text)
+
+    def lift(self, rule: Rule) -> Rule:
+        """A waiting-period rule with the clause's "no waiting period applies where X" as NOT X."""
+        if rule.effect != "not_covered" or not any(isinstance(a, Tenure) for a in iter_atoms(rule.trigger)):
+            return rule
+        nots: list[Node] = [Not(n) for n in self.lifts]
+        parts = [rule.trigger, *nots] if rule.trigger is not None else nots
+        return dataclasses.replace(rule, trigger=AllOf(tuple(parts)))  # type: ignore[arg-type]
 
     def fresh(self) -> str:
         self.counter += 1
@@ -88,6 +99,8 @@ class ClauseCompiler:
 
     def run(self) -> Criteria | Refusal:
         self.walk(blocks(self.text), _Context())
+        if self.lifts:
+            self.rules = [self.lift(r) for r in self.rules]
         criteria = Criteria(tuple(self.rules + self.caps), amendments=tuple(self.amendments), notes=tuple(self.notes),
                             referenced=tuple(self.referenced))
         if self.unread:
@@ -191,6 +204,16 @@ class ClauseCompiler:
     # -- statements --------------------------------------------------------------------------
 
     def rule(self, st: Statement, items: ItemList | None, ctx: _Context) -> None:
+        if st.effect == "exempt_waiting":
+            self.notes.append(Note("exemption", st.span))
+            return
+        if st.effect == "lift_waiting":
+            got = self.condition(st.conditions[0], None)
+            if got is None:
+                self.unread.append(Unread(st.span, "the occasion that lifts the waiting period is not read"))
+                return
+            self.lifts.append(got)
+            return
         effect = "covered" if st.effect == "approve" else st.effect
         scope = next((c for c in st.leads if c.intro == "lead_scope" and len(c.parts) > 1), None)
         if scope is not None and (st.subject is None or _PRONOUN.match(st.subject.text)):
@@ -249,6 +272,12 @@ class ClauseCompiler:
             else:
                 effect = "limit"
                 when.insert(0, count)
+        if st.waiting is not None:
+            trigger.insert(0, self.tenure_below(st.waiting))
+        waiting = self.waiting_extra(st)
+        if waiting is not None and effect in ("covered", "limit"):
+            # "payable only after three (3) months of insurance": not covered before then
+            effect, trigger = "not_covered", [waiting, *trigger]
         body = _all(when)
         for cond, target in st.exceptions:
             body = self.exception(body, cond, target)
@@ -290,6 +319,9 @@ class ClauseCompiler:
                                                                   self.text[span.start + combined.end():span.end]),
                                               therapy=other))
             span = Span(span.start, span.start + combined.start(), self.text[span.start:span.start + combined.start()].rstrip(" ,"))
+        lead = _BENEFIT_LEAD.match(span.text)
+        if lead is not None:  # "Benefits for hospitalisation ...", "The costs of childbirth ...": the service follows
+            span = Span(span.start + lead.end(), span.end, span.text[lead.end():])
         span, qualifiers = self.qualified(span, st)
         if qualifiers is not None:
             limit = limit or qualifiers
@@ -297,6 +329,21 @@ class ClauseCompiler:
         words = _SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", span.text)).strip(" ,")
         concept = self.lex.concept_named(words) or fold(words) or "the requested service"
         return Service(self.fresh(), span, concept=concept, codes=codes), limit
+
+    def tenure_below(self, span: Span) -> Node:
+        v = next(v for v in values(span.text) if v.unit in ("day", "week", "month", "year"))
+        return Tenure(self.fresh(), span, comparator="<", value=v.value, unit=v.unit)  # type: ignore[arg-type]
+
+    def waiting_extra(self, st: Statement) -> Node | None:
+        """A period of insurance after the effect ("only after three (3) months of insurance")."""
+        for extra in st.extra:
+            low = fold(extra.text)
+            if re.search(r"\b(?:insurance|insured|membership|cover|joined|joining|entry)\b", low):
+                found = [v for v in values(extra.text) if v.unit in ("day", "week", "month", "year")]
+                if found and re.search(r"\b(?:only|after|once|completed|first)\b", low):
+                    st.extra = [e for e in st.extra if e is not extra]
+                    return self.tenure_below(extra)
+        return None
 
     def qualified(self, span: Span, st: Statement) -> tuple[Span, tuple[str, Node] | None]:
         """"CGM systems dispensed solely for gestational diabetes", "spinal fusion ... without
