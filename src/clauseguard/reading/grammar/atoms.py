@@ -176,13 +176,28 @@ class Reader:
         return Event(self.fresh(), self.span(a, b), item=item, within=within)
 
     def statement_of(self, a: int, b: int) -> str | None:
-        """What a clinician's statement must say: its own words, however long (it is matched against
-        what the record documents, never guessed)."""
+        """What a record must document, named by the core of its words: "the beneficiary has sufficient
+        training using the particular device prescribed ..." is documentation of training (the whole
+        stretch stays the atom's span, so the citation quotes it)."""
         raw = " ".join(re.sub(r"\([^()]*\)", " ", self.text[a:b]).split()).strip(" ,;:.")
         raw = re.sub(r"^(?:that\s+)", "", raw)
         if not raw or len(raw.split()) > MAX_STATEMENT_WORDS or re.search(r"\bjudg[e]?ment\b", fold(raw)):
             return None
-        return fold(raw)
+        return self.core(raw)
+
+    def core(self, raw: str) -> str:
+        low = fold(raw)
+        cut = _rx(_section("qualifiers_after")).search(low)
+        if cut is not None and cut.start() > 3:
+            low = low[:cut.start()].strip(" ,")
+        person = _rx(_section("persons")).match(low)
+        if person is not None:
+            low = low[person.end():].strip()
+        low = re.sub(r"^(?:has|have|had|is|are|was|were|receives?|received|completed|undergone)\s+", "", low)
+        low = _ARTICLES.sub("", low)
+        for word in _section("grading"):
+            low = re.sub(rf"^{re.escape(word)}\s+", "", low)
+        return low.strip() or fold(raw)
 
     def documentation(self, a: int, b: int) -> Node | None:
         start = _skip_space(self.folded, self._person_end(a, b))
