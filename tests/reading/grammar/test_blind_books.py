@@ -13,9 +13,12 @@ from clauseguard.evals.reading_scores import compile_rate, score_expected_trees,
 ROOT = Path(__file__).resolve().parents[3]
 REAL = ROOT.parent / "shared" / "real" / "cms-l33822" / "corpus.yaml"
 STYLES = ("cms_lcd", "medical_policy", "drug_policy", "group_terms")
-# measured 2026-12-01 (exact, wrong) per style, and compile rates over blind deciding labels
-FLOORS = {"cms_lcd": (24, 42), "medical_policy": (20, 34), "drug_policy": (21, 29), "group_terms": (23, 37)}
-RATE_FLOORS = {"cms_lcd": 0.19, "medical_policy": 0.26, "drug_policy": 0.61, "group_terms": 0.41}
+# measured 2026-12-01 (exact, wrong) per style, and compile rates over blind deciding labels. The
+# rates were re-based once, the same day, when a deciding clause read as nothing (no statement the
+# reader could place) stopped counting as compiled and became a refusal: the old figure counted
+# clauses the reader silently dropped.
+FLOORS = {"cms_lcd": (25, 34), "medical_policy": (19, 24), "drug_policy": (20, 20), "group_terms": (26, 27)}
+RATE_FLOORS = {"cms_lcd": 0.23, "medical_policy": 0.10, "drug_policy": 0.47, "group_terms": 0.33}
 
 
 @pytest.mark.slow
@@ -44,5 +47,5 @@ def test_real_cms_text_compile_rate_and_trees() -> None:
     rate = compile_rate(REAL, ROOT / "evals" / "real" / "l33822" / "roles.yaml")
     trees = score_expected_trees(REAL, ROOT / "evals" / "real" / "l33822" / "expected_trees.yaml")
     print(f"\nL33822: compile rate {rate}; expected trees {trees}")
-    assert rate["compile_rate"] >= 0.72
-    assert trees["exact"] >= 8
+    assert rate["compile_rate"] >= 0.81
+    assert trees["exact"] >= 16 and trees["wrong"] <= 20

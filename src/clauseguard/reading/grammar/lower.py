@@ -43,17 +43,19 @@ from clauseguard.reading.grammar.amendments import AmendmentReader
 from clauseguard.reading.grammar.atoms import Reader
 from clauseguard.reading.grammar.blocks import Item, ItemList, Para, blocks
 from clauseguard.reading.grammar.conditions import ConditionReader, labels_of, quantified
+from clauseguard.reading.grammar.mentions import codes_of_mention
 from clauseguard.reading.grammar.phrases import phrases
 from clauseguard.reading.grammar.result import Refusal, Unread
 from clauseguard.reading.grammar.statement import Cond, Statement, Tok, statements, tag
 from clauseguard.reading.grammar.values import values
 from clauseguard.reading.lexicon import Lexicon
-from clauseguard.reading.roles import sentence_role
+from clauseguard.reading.roles import heading_role, sentence_role
 from clauseguard.text import fold, sentences
 
 _CODES: Final = re.compile(r"(?<![\w.])([A-Z]\d{4}|\d{4}[A-Z0-9]|\d{5})(?![\w])")
 _SUBJECT_LEAD: Final = re.compile(r"^(?:claims?\s+for|coverage\s+of|the\s+use\s+of|use\s+of|the\s+medical\s+necessity\s+(?:for|of)|the|a|an|all|any)\s+", re.IGNORECASE)
-_BENEFIT_LEAD: Final = re.compile(r"^(?:(?:the\s+)?(?:benefits?|costs?|fees?|expenses?|claims?)\s+(?:for|of)\s+)", re.IGNORECASE)
+_BENEFIT_LEAD: Final = re.compile(r"^(?:(?:the\s+)?(?:benefits?|costs?|fees?|expenses?|claims?|medical\s+necessity)\s+(?:for|of)\s+)", re.IGNORECASE)
+_ANSWER: Final = re.compile(r"^\s*(?:a|answer)\s*:\s*(?:yes|no)\W*$", re.IGNORECASE)
 _PRONOUN: Final = re.compile(r"^\s*(?:the\s+item\(?s?\)?|it|they|these(?:\s+items)?|this\s+item|the\s+items?)\s*$", re.IGNORECASE)
 # what names a requirement of another document: a rider's amendment names one of these
 _AMENDS: Final = re.compile(r"\b(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|L\d{5}|requirement|criterion|criteria|limit|"
@@ -83,6 +85,7 @@ class ClauseCompiler:
         self.amender = AmendmentReader(self.conditions)  # amount caps stated after a statement's effect: limit rules of their own
         self.referenced: list[Node] = []
         self.sentence_roles: list[str | None] = []
+        self.heading: str | None = None  # the role a heading opening the clause gives it
         self.folded = fold(text)
 
     def lift(self, rule: Rule) -> Rule:
@@ -138,6 +141,10 @@ class ClauseCompiler:
                 self.sentence_roles.append(None)
                 continue
             role = sentence_role(self.text[a:b])
+            if role is None and self.sentence_roles and _ANSWER.match(self.text[a:b]):
+                role = self.sentence_roles[-1]  # "Q: Can I fax ...? A: No.": the answer is what its question is
+            if not self.sentence_roles:
+                self.heading = heading_role(self.text[a:b])
             self.sentence_roles.append(role)
             if role is not None:  # administrative, a definition, a reference, framing: decides nothing
                 self.notes.append(Note(role, Span(a, b, self.text[a:b])))
@@ -236,10 +243,17 @@ class ClauseCompiler:
             node = self.list_node(items, "any" if effect == "not_covered" else "all", None)
             if node is not None:
                 when.append(node)
+        bounds: list[Count] = []
+        first_cap = len(self.caps)
         for extra in st.extra:
             found = self.after_effect(extra, st)
             if isinstance(found, tuple):
-                when.append(found[1])  # a frequency the request must keep within
+                cap = found[1]
+                if effect == "covered" and isinstance(cap, Count) and cap.comparator == "<=":
+                    # "covered up to 200 units per month": covered, and what is covered is bounded (a limit)
+                    bounds.append(cap)
+                else:
+                    when.append(cap)  # a frequency the request must keep within
             elif found is not None:
                 population.append(found)
         titles = [st.title] if st.title is not None else []
@@ -284,6 +298,12 @@ class ClauseCompiler:
         approval, period = self.approval(st, ctx)
         self.rules.append(Rule(effect, st.span, subject, _all(population), _all(trigger), body,  # type: ignore[arg-type]
                                approval=approval, approval_period=period))  # type: ignore[arg-type]
+        for n in range(first_cap, len(self.caps)):  # a money cap bounds the statement's own service
+            if self.caps[n].subject is None:
+                self.caps[n] = dataclasses.replace(self.caps[n], subject=subject)
+        for cap in bounds:
+            item = cap.item if cap.item != "the requested service" else subject.concept if subject is not None else cap.item
+            self.caps.append(Rule("limit", st.span, subject, _all(population), None, dataclasses.replace(cap, item=item)))
 
     def subject(self, st: Statement) -> tuple[Service | None, tuple[str, Node] | None]:
         """The service a statement is about, and a quantity its subject states ("up to 100 test strips
@@ -298,6 +318,12 @@ class ClauseCompiler:
             assert v.per is not None
             item = re.split(r"\s+(?:and|every|per|each|in any|within)\s+", span.text[v.end:].strip())[0]
             item = _SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", item)).strip(" ,")
+            before = re.sub(r"\s+\w+ed\s*$", "", span.text[:v.start].rstrip())
+            bound_end = v.per_span[1] if v.per_span else v.end
+            if v.comparator != "==" and v.start > 0 and before.strip() and not span.text[bound_end:].strip(" ,"):
+                # "Occipital nerve blocks performed more often than once every 8 weeks": the service, then its bound
+                span = Span(span.start, span.start + len(before), before)
+                item = _SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", before)).strip(" ,")
             name = fold(item) or "units"
             cmp = v.comparator
             if st.effect in ("covered", "approve") and cmp in ("<=", "=="):
@@ -325,7 +351,9 @@ class ClauseCompiler:
         span, qualifiers = self.qualified(span, st)
         if qualifiers is not None:
             limit = limit or qualifiers
-        codes = tuple(dict.fromkeys(_CODES.findall(span.text)))
+        if limit is None and any(v.explicit for v in values(span.text)):
+            self.unread.append(Unread(span, "a service bounded by a number the reader does not place"))
+        codes = tuple(dict.fromkeys(_CODES.findall(span.text))) or codes_of_mention(self.text, span.start, span.end)
         words = _SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", span.text)).strip(" ,")
         concept = self.lex.concept_named(words) or fold(words) or "the requested service"
         return Service(self.fresh(), span, concept=concept, codes=codes), limit
@@ -409,11 +437,14 @@ class ClauseCompiler:
         if vals and all(v.per is not None for v in vals) and len(vals) == 1:
             v = vals[0]
             assert v.per is not None
-            return ("frequency", Count(self.fresh(), span, item="the requested service", comparator="<="
+            counted = re.sub(r"\([^()]*\)", "", text[v.end:v.per_span[0]] if v.per_span else "")
+            counted = re.split(r"\s+(?:per|every|each|in|over|a|an)\s+", " " + counted.strip() + " ")[0].strip(" ,")
+            return ("frequency", Count(self.fresh(), span, item=fold(counted) or "the requested service", comparator="<="
                                        if v.comparator in ("==", "<=") else v.comparator,  # type: ignore[arg-type]
                                        value=v.value, per=v.per))  # type: ignore[return-value]
-        if low.startswith("for "):
-            a = span.start + span.text.find(text) + 4
+        lead = re.match(r"(?:for|in)\s+(?:the\s+)?(?:treatment|management|diagnosis)\s+of\s+|for\s+", low)
+        if lead is not None:
+            a = span.start + span.text.find(text) + lead.end()
             got = self.conditions.text_span(a, span.end)
             self.unread.extend(got.unread)
             return got.node
