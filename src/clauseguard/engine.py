@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from clauseguard import faults
-from clauseguard.audit import AuditLog, append_trace, digest
+from clauseguard.audit import AuditTrail, digest, open_audit_log
 from clauseguard.compare import compare as run_compare
 from clauseguard.corpus.model import Corpus
-from clauseguard.corpus.sources import Opened, home_dir
+from clauseguard.corpus.seals import cited_version_seals
+from clauseguard.corpus.sources import Opened
 from clauseguard.determination import CompiledCache
 from clauseguard.determination import determine as run_determination
 from clauseguard.errors import NotFoundError
@@ -131,14 +132,14 @@ class Engine:
         return ColdVerifier()
 
     @cached_property
-    def audit(self) -> AuditLog:
-        return AuditLog(home_dir() / "audit.sqlite")
+    def audit(self) -> AuditTrail:
+        return open_audit_log(self.opened)
 
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
 
     def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float]) -> None:
-        """Audit row and trace line; both hold only redacted text."""
+        """Audit row, then trace line (both only redacted text); EnvironmentFailure if the row cannot be written."""
         if not self.log:
             return
         response = answer.as_json()
@@ -147,8 +148,9 @@ class Engine:
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
             trace_id=response["trace_id"], request_redacted=request, response_redacted=recorded,
             corpus=self.corpus, store_path=str(getattr(self.opened.store, "path", "")), settings=self.knobs,
+            version_seals=cited_version_seals(self.corpus, recorded),
         )
-        append_trace(home_dir() / "traces.jsonl", {
+        self.audit.record_trace({
             "kind": kind, "trace_id": response["trace_id"], "assertion_id": response.get("assertion_id"),
             "stages": stages, "knobs": self.knobs, "corpus_fingerprint": self.corpus_fingerprint,
             "lexicon_fingerprint": self.lexicon_fingerprint, "gate": response.get("gate"),

@@ -22,7 +22,7 @@ from clauseguard.corpus.model import corpus_json_schema
 from clauseguard.corpus.sources import Opened, open_corpus
 from clauseguard.corpus.stats import corpus_stats
 from clauseguard.engine import Engine
-from clauseguard.errors import ClauseguardError, CorpusError
+from clauseguard.errors import ClauseguardError, CorpusError, EnvironmentFailure
 from clauseguard.interfaces import eval_commands, ingest_commands, serve_commands
 from clauseguard.interfaces.render import render_compare, render_determination, render_search
 from clauseguard.models.config import from_environment as model_from_environment
@@ -398,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write("error: the corpus has problems:\n")
             sys.stderr.writelines(f"  {p}\n" for p in exc.problems)
         return 2
+    except EnvironmentFailure as exc:  # the machine failed, not the input: exit 3
+        sys.stderr.write(f"error: {exc}\n")
+        return 3
     except ClauseguardError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
