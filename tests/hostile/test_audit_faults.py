@@ -75,7 +75,7 @@ def test_traces_that_cannot_be_written_are_marked_missing_in_the_audit_log(
 
 def test_the_file_size_limit_is_exit_3_and_audit_and_traces_agree(isolated_home: Path, tmp_path: Path) -> None:
     env = {**os.environ, "CLAUSEGUARD_HOME": str(isolated_home), "CLAUSEGUARD_LOCK_TIMEOUT": "0.2"}
-    first = subprocess.run([sys.executable, "-m", "clauseguard", *ASK], env=env, capture_output=True, text=True,
+    first = subprocess.run([sys.executable, "-m", "clauseguard", *ASK], env=env, capture_output=True, text=True,  # noqa: S603
                            check=False)
     assert first.returncode == 0, first.stderr
 
@@ -84,9 +84,9 @@ def test_the_file_size_limit_is_exit_3_and_audit_and_traces_agree(isolated_home:
 
     runs = []
     for n in range(3):
-        runs.append(subprocess.run(
+        runs.append(subprocess.run(  # noqa: S603 - our own CLI, fixed arguments
             [sys.executable, "-m", "clauseguard", *ASK[:-1], "--narrative", f"Narrative number {n}.", "--json"],
-            env=env, capture_output=True, text=True, check=False, preexec_fn=limit,  # noqa: PLW1509
+            env=env, capture_output=True, text=True, check=False, preexec_fn=limit,
         ))
     for run in runs:
         assert run.returncode == 3 and run.stdout == "", run.stderr
