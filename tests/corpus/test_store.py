@@ -391,7 +391,14 @@ def test_triggers_block_update_and_delete_of_clauses(store: SqliteStore) -> None
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             conn.execute("DELETE FROM timeline_events")
         conn.rollback()
-        # The one change allowed: an open-ended version gets an end date.
+        with pytest.raises(sqlite3.DatabaseError, match="timeline event"):  # not without its recorded event
+            conn.execute("UPDATE versions SET effective_end = '2024-06-30' WHERE label = 'v1'")
+        conn.rollback()
+        # The one change allowed: an open-ended version gets an end date, with its timeline event.
+        conn.execute(
+            "INSERT INTO timeline_events (document_id, kind, version, date, detail, recorded_at) "
+            "VALUES (?, 'version_closed', 'v1', '2024-06-30', 'closed by hand', 'now')", (DOC,)
+        )
         conn.execute("UPDATE versions SET effective_end = '2024-06-30' WHERE label = 'v1'")
         conn.commit()
     finally:
