@@ -164,8 +164,8 @@ WHEN NOT EXISTS (
     AND t.version = OLD.label AND t.date = NEW.effective_end
 )
 BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: a version is closed only with its recorded timeline event (version_closed)'); END;
-"""
-    + refuse_update_delete("version_seals")  # noqa: S608 - fixed DDL, no input
+"""  # noqa: S608 - fixed DDL, no input
+    + refuse_update_delete("version_seals")
 )
 
 # (id, sql), applied in this order; ids are timestamped so their order reads at a glance.
