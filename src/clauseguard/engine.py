@@ -11,11 +11,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from clauseguard import faults
 from clauseguard.audit import AuditTrail, digest, open_audit_log
+from clauseguard.caches import healing_index, index_cache_dir
 from clauseguard.compare import compare as run_compare
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.seals import cited_version_seals
@@ -40,7 +40,7 @@ from clauseguard.responses import (
     SearchResponse,
     Timings,
 )
-from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
+from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex
 from clauseguard.search import evaluate_retrieval as run_retrieval_eval
 from clauseguard.search import search as run_search
 from clauseguard.verify import ColdVerifier
@@ -112,8 +112,7 @@ class Engine:
 
     @cached_property
     def index(self) -> RetrievalIndex:
-        cache = Path(self.opened.store.path).parent / "index" if hasattr(self.opened.store, "path") else None
-        return index_for(self.corpus, backend=self.settings.dense_backend, cache_dir=cache)
+        return healing_index(self.corpus, backend=self.settings.dense_backend, cache_dir=index_cache_dir(self.opened.store))
 
     @cached_property
     def lexicon(self) -> Lexicon:

@@ -7,6 +7,7 @@ it while it holds no document. Opening to read never creates the persistent stor
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from clauseguard.corpus.model import Corpus, empty_corpus
 from clauseguard.corpus.store import CorpusStore, SqliteStore
 from clauseguard.errors import CorpusError, Problem
 
+log = logging.getLogger("clauseguard.sources")
 Origin = Literal["demo", "path", "home", "demo-while-empty"]
 HOME_ENV = "CLAUSEGUARD_HOME"
 STORE_FILE = "store.sqlite"
@@ -80,8 +82,17 @@ def _store_for(corpus: Corpus, store_option: str | None, source: str) -> tuple[S
         else home_dir() / CACHE_DIR / f"{fingerprint.removeprefix('sha256:')}.sqlite"
     )
     if target.exists():
-        store = SqliteStore(target)
-        held = store.fingerprint()
+        try:
+            store = SqliteStore(target)
+            held = store.fingerprint()
+        except CorpusError as exc:
+            if explicit:  # a user's own store is never rebuilt behind their back
+                raise
+            log.warning("clauseguard: the cached store %s could not be read (%s); it is rebuilt from the %s",
+                        target, exc, source)
+            target.unlink(missing_ok=True)
+            _build_atomically(target, corpus, source)
+            return SqliteStore(target), target
         if held == fingerprint:
             return store, target
         if explicit and held == EMPTY_FINGERPRINT:
