@@ -19,7 +19,7 @@ from clauseguard.caches import healing_index, index_cache_dir
 from clauseguard.compare import compare as run_compare
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.seals import cited_version_seals
-from clauseguard.corpus.sources import Opened
+from clauseguard.corpus.sources import Opened, refreshed
 from clauseguard.determination import CompiledCache
 from clauseguard.determination import determine as run_determination
 from clauseguard.errors import NotFoundError
@@ -134,6 +134,14 @@ class Engine:
     def audit(self) -> AuditTrail:
         return open_audit_log(self.opened)
 
+    def _fresh(self) -> None:
+        """Another instance appended to the shared store: answer from the new corpus (index rebuilt once)."""
+        newer = refreshed(self.opened, self.corpus_fingerprint)
+        if newer is not None:
+            self.opened = newer
+            for name in ("corpus_fingerprint", "index", "compiled"):
+                self.__dict__.pop(name, None)
+
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
 
@@ -146,7 +154,7 @@ class Engine:
         self.audit.record(
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
             trace_id=response["trace_id"], request_redacted=request, response_redacted=recorded,
-            corpus=self.corpus, store_path=str(getattr(self.opened.store, "path", "")), settings=self.knobs,
+            corpus=self.corpus, store_path=self.opened.store.location, settings=self.knobs,
             version_seals=cited_version_seals(self.corpus, recorded),
         )
         self.audit.record_trace({
@@ -159,6 +167,7 @@ class Engine:
     def determine(self, request: dict[str, Any] | DeterminationRequest) -> DeterminationResponse:
         """A structured case -> gate, outcome, verified citations, criteria mapped to facts (design)."""
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
+        self._fresh()
         started = time.perf_counter()
         assist = self.models.start() if self.models is not None else None
         stages: dict[str, float] = {}
@@ -180,6 +189,7 @@ class Engine:
     def search(self, request: dict[str, Any] | SearchRequest) -> SearchResponse:
         """A question over the terms that govern a contract or a plan on a date (design: "search")."""
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
+        self._fresh()
         started = time.perf_counter()
         response = run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
         engine_s = time.perf_counter() - started
@@ -192,6 +202,7 @@ class Engine:
     def compare(self, request: dict[str, Any] | CompareRequest) -> CompareResponse:
         """The same question against two targets, each side answered, differences point by point."""
         parsed = request if isinstance(request, CompareRequest) else parse_request(CompareRequest, request)
+        self._fresh()
         started = time.perf_counter()
         response = run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
         response.trace_id = self._ids("compare", parsed.model_dump(mode="json"))

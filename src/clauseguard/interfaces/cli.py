@@ -62,12 +62,13 @@ class Options:
 
     corpus: str | None
     store: str | None
+    store_url: str | None = None
     _opened: Opened | None = None
     _engine: Engine | None = None
 
     def opened(self) -> Opened:
         if self._opened is None:
-            self._opened = open_corpus(self.corpus, self.store)
+            self._opened = open_corpus(self.corpus, self.store, self.store_url)
         return self._opened
 
     def engine(self, model: str | None = None, *, with_model: bool = False) -> Engine:
@@ -92,8 +93,13 @@ def _global(
         str | None,
         typer.Option("--store", help="Path of the store file (default: $CLAUSEGUARD_HOME/store.sqlite)."),
     ] = None,
+    store_url: Annotated[
+        str | None,
+        typer.Option("--store-url", help="sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DB "
+                     "(default: CLAUSEGUARD_STORE_URL, else the SQLite store file)."),
+    ] = None,
 ) -> None:
-    ctx.obj = Options(corpus=corpus, store=store)
+    ctx.obj = Options(corpus=corpus, store=store, store_url=store_url)
 
 
 def _options(ctx: typer.Context) -> Options:

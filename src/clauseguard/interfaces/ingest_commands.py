@@ -16,7 +16,7 @@ from rich.console import Console
 from clauseguard.corpus.export import export_corpus
 from clauseguard.corpus.ingest import IngestOutcome, build_request, ingest
 from clauseguard.corpus.model import DOCUMENT_KINDS
-from clauseguard.corpus.sources import Opened, open_persistent_store, persistent_store_path
+from clauseguard.corpus.sources import Opened, open_persistent_store
 from clauseguard.corpus.stats import corpus_stats
 from clauseguard.errors import RequestError
 
@@ -91,12 +91,12 @@ def ingest_command(
             "plans": plan or (), "codes": code or (), "overrides": overrides or (),
         },
     )
-    store = open_persistent_store(opts.store)
+    store = open_persistent_store(opts.store, getattr(opts, "store_url", None))
     try:
         outcome = ingest(store, request, dry_run=dry_run)
     finally:
         store.close()
-    where = str(persistent_store_path(opts.store))
+    where = store.location
     if as_json:
         _print_json(outcome_json(outcome, where))
     else:
