@@ -357,7 +357,6 @@ def open_audit_log(opened: Any = None) -> AuditTrail:
     store = getattr(opened, "store", None)
     audit_for = getattr(store, "audit_log", None)
     if callable(audit_for):  # a shared database keeps the audit log of every instance in one place
-        trail = audit_for(home_dir() / TRACES_FILE)
-        assert isinstance(trail, AuditTrail.__mro__[0]) or hasattr(trail, "record")
-        return trail  # type: ignore[no-any-return]
+        trail: AuditTrail = audit_for(home_dir() / TRACES_FILE)
+        return trail
     return AuditLog(home_dir() / AUDIT_FILE, traces=home_dir() / TRACES_FILE)

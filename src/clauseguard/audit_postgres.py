@@ -13,7 +13,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clauseguard.audit import RECORD_COLUMNS, AuditEntry, AuditRecord, _record_of, append_trace, corpus_from_blob, entry_row, snapshot_blob
+from clauseguard.audit import (
+    RECORD_COLUMNS,
+    AuditEntry,
+    AuditRecord,
+    _record_of,
+    append_trace,
+    corpus_from_blob,
+    entry_row,
+    snapshot_blob,
+)
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.pg_migrations import AUDIT_MIGRATIONS, migrate
 from clauseguard.errors import EnvironmentFailure, NotFoundError

@@ -125,7 +125,7 @@ BEGIN
 END $$;
 CREATE TRIGGER versions_close_is_recorded BEFORE UPDATE OF effective_end ON versions FOR EACH ROW
 EXECUTE FUNCTION clauseguard_close_is_recorded();
-"""
+"""  # noqa: S608 - fixed DDL, no input
     + refuse_update_delete("version_seals")
 )
 

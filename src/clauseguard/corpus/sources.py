@@ -150,7 +150,7 @@ def open_corpus(corpus_option: str | None, store_option: str | None, store_url: 
         )
     url = _url_of(store_option, store_url)
     path = persistent_store_path(store_option)
-    where = redact_url(url) if url else str(path)
+    location = redact_url(url) if url else str(path)
     if url is not None or path.exists():
         home_store = open_store_url(url) if url is not None else SqliteStore(path)
         if not home_store.is_empty():
@@ -159,7 +159,7 @@ def open_corpus(corpus_option: str | None, store_option: str | None, store_url: 
     return _demo_opened(
         None,
         "demo-while-empty",
-        f"; the store at {where} holds no document yet (`clauseguard ingest` adds to it)",
+        f"; the store at {location} holds no document yet (`clauseguard ingest` adds to it)",
     )
 
 
