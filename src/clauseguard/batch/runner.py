@@ -35,6 +35,7 @@ class Source:
     corpus: str | None = None
     store: str | None = None
     store_url: str | None = None
+    audited: bool = True  # False for what-if answers (impact): computed, never logged
 
 
 @dataclass
@@ -84,7 +85,7 @@ class Answerer:
     def __init__(self, source: Source) -> None:
         from clauseguard.engine import Engine
 
-        self.engine = Engine(open_corpus(source.corpus, source.store, source.store_url))
+        self.engine = Engine(open_corpus(source.corpus, source.store, source.store_url), log=source.audited)
         self.collector = CollectingAudit()
         self.engine.audit = self.collector  # type: ignore[assignment]
         self.engine.warm_up()
@@ -121,6 +122,12 @@ def _init_worker(source: Source) -> None:
 def _answer_in_worker(tasks: list[Task]) -> list[Answered] | Fatal:
     assert _WORKER is not None
     return _WORKER.answer(tasks)
+
+
+def executor(engine: str, workers: int) -> Callable[[Source, list[list[Task]], int, str | None],
+                                                   Iterator[list[Answered] | Fatal]]:
+    """How chunks are answered: in this process, in local processes, or on Ray."""
+    return _ray if engine == "ray" else (_serial if workers <= 1 else _processes)
 
 
 def _serial(source: Source, chunks: list[list[Task]], workers: int, address: str | None) -> Iterator[list[Answered] | Fatal]:
@@ -195,7 +202,7 @@ def run_batch(
     audit = open_audit_log(opened)
     fingerprint = opened.corpus.fingerprint()
     journal = Journal(results)
-    run = _ray if engine == "ray" else (_serial if workers <= 1 else _processes)
+    run = executor(engine, workers)
     try:
         for answers in run(source, chunks, workers, address):
             if isinstance(answers, Fatal):

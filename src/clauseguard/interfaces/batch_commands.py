@@ -86,8 +86,47 @@ def batch_command(
         sys.stderr.write(f"{requests}: line {bad.line}: {bad.message}\n")
 
 
+def impact_command(
+    ctx: typer.Context,
+    document: Annotated[str, typer.Option("--document", help="The document that has a new version.")],
+    version: Annotated[str, typer.Option("--version", help="The new version's label (already ingested).")],
+    requests: Annotated[
+        Path | None, typer.Option("--requests", help="A batch requests file instead of the audit log.")
+    ] = None,
+    workers: WorkersOption = 0,
+    engine: EngineOption = "local",
+    address: AddressOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Which audited determinations in the new version's window change under it, with the clause differences."""
+    from clauseguard.batch.impact import impact
+
+    if requests is not None and not requests.is_file():
+        raise RequestError("--requests", f"{requests} is not a file; give a JSON Lines file of requests")
+    count = workers if workers > 0 else (os.cpu_count() or 1)
+    with progress_bar("impact", as_json) as update:
+        report = impact(document, version, _source(ctx), requests=requests, workers=count,
+                        engine=_engine(engine, address), address=address, progress=update)
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        return
+    out = Console(highlight=False)
+    out.print(f"[bold]{report['document_id']} {report['version']}[/bold] "
+              f"({report['window']['effective_start']} to {report['window']['effective_end'] or 'open-ended'}): "
+              f"{report['considered']} determinations in the window, {report['changed_count']} change")
+    for row in report["changed"]:
+        out.print(f"  {row['as_of_date']} {row['key']}: {row['before']['gate']}/{row['before']['outcome']} -> "
+                  f"{row['after']['gate']}/{row['after']['outcome']} ({', '.join(row['changes'])})")
+    for old, differences in report["clause_differences"].items():
+        out.print(f"  {old} -> {report['version']}: {len(differences)} clause difference(s)")
+        for diff in differences:
+            out.print(f"    {diff.get('aspect')}: {diff.get('summary')}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add `batch` (and `impact`) to the CLI (once, however often called)."""
+    """Add `batch` and `impact` to the CLI (once, however often called)."""
     names = {c.name for c in app.registered_commands}
     if "batch" not in names:
         app.command("batch")(batch_command)
+    if "impact" not in names:
+        app.command("impact")(impact_command)
