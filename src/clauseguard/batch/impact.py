@@ -22,7 +22,7 @@ from clauseguard.audit import AuditRecord, open_audit_log
 from clauseguard.batch.requests_file import BatchItem, read_requests, request_hash
 from clauseguard.batch.runner import DEFAULT_CHUNK, Answered, Fatal, Source, Task, executor
 from clauseguard.corpus.model import Corpus, Document, Version
-from clauseguard.corpus.sources import open_corpus, open_snapshot
+from clauseguard.corpus.sources import Opened, open_corpus, open_snapshot
 from clauseguard.engine import Engine
 from clauseguard.errors import EnvironmentFailure, NotFoundError
 
@@ -166,9 +166,12 @@ def _answer_all(source: Source, cases: list[Case], workers: int, engine: str, ad
 def impact(document_id: str, version_label: str, source: Source, *, requests: Path | None = None,
            records: Iterable[AuditRecord] | None = None, workers: int = 1, engine: str = "local",
            address: str | None = None, originals: OriginalRequest | None = None,
-           progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """The impact report of version V of document D (see the module docstring)."""
-    opened = open_corpus(source.corpus, source.store, source.store_url)
+           progress: Callable[[int, int], None] | None = None, opened: Opened | None = None) -> dict[str, Any]:
+    """The impact report of version V of document D (see the module docstring).
+
+    `opened` (a server's corpus) answers in this thread instead of opening `source` in workers."""
+    in_process = opened is not None
+    opened = opened or open_corpus(source.corpus, source.store, source.store_url)
     doc, version = _find(opened.corpus, document_id, version_label)
     if requests is not None:
         cases = list(file_cases(requests, doc, version))
@@ -183,7 +186,11 @@ def impact(document_id: str, version_label: str, source: Source, *, requests: Pa
     if requests is not None and cases:  # before: the same requests on the corpus without V
         earlier = Engine(open_snapshot(corpus_without(opened.corpus, doc, version), f"corpus before {document_id}@{version_label}"), log=False)
         cases = [replace(c, before=_stable(earlier.determine(c.request).as_json())) for c in cases]
-    after = _answer_all(source, cases, workers, engine, address, progress)
+    if in_process:
+        here = Engine(opened, log=False)
+        after = {c.key: {"response": _stable(here.determine(c.request).as_json())} for c in cases}
+    else:
+        after = _answer_all(source, cases, workers, engine, address, progress)
     changed, versions_before = [], Counter[str]()
     for case in sorted(cases, key=lambda c: (c.as_of, c.key)):
         now = after.get(case.key, {}).get("response")

@@ -26,6 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from clauseguard import __version__
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError, NotFoundError, RequestError
+from clauseguard.interfaces.impact_api import impact_router
 from clauseguard.requests import (
     CompareRequest,
     DeterminationRequest,
@@ -253,6 +254,7 @@ def create_app(
         return await answer(catalog)
 
     app.include_router(v1)
+    app.include_router(impact_router(lambda: worker.built), dependencies=[Depends(require_key)])
 
     # -- health and the page --------------------------------------------------------------------
 
