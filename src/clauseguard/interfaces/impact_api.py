@@ -53,6 +53,7 @@ class ImpactJobs:
             self._jobs[job_id] = job
 
         def run() -> None:
+            update: dict[str, Any]
             try:
                 report = impact(request.document_id, request.version, Source(), opened=engine.opened)
                 update = {"status": "done", "result": report}
