@@ -212,6 +212,7 @@ class AuditLog:
         self._clock = clock or (lambda: datetime.now(UTC))
         self._conn: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
+        self._last: tuple[Corpus, str] | None = None  # the corpus answers are made on, and its fingerprint
         self._open()
 
     def _fail(self, doing: str, exc: BaseException) -> EnvironmentFailure:
@@ -274,7 +275,7 @@ class AuditLog:
             return
         conn = self._connection()
         now = self._clock().isoformat(timespec="seconds")
-        fingerprint = corpus.fingerprint()
+        fingerprint = self._fingerprint(corpus)
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -293,6 +294,12 @@ class AuditLog:
                 raise
         except (sqlite3.Error, OSError) as exc:
             raise self._fail("the answer could not be recorded, so it was not returned", exc) from exc
+
+    def _fingerprint(self, corpus: Corpus) -> str:
+        """Hashing a whole corpus costs more than an answer: done once per corpus object."""
+        if self._last is None or self._last[0] is not corpus:
+            self._last = (corpus, corpus.fingerprint())
+        return self._last[1]
 
     def record_trace(self, trace: dict[str, Any]) -> None:
         try:

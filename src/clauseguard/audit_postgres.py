@@ -47,6 +47,7 @@ class PostgresAuditLog:
         self.location = store.location
         self.traces = traces
         self._clock = clock or (lambda: datetime.now(UTC))
+        self._last: tuple[Corpus, str] | None = None  # the corpus answers are made on, and its fingerprint
         try:
             with store.pool.connection() as conn:
                 conn.autocommit = True
@@ -72,7 +73,9 @@ class PostgresAuditLog:
     def record_many(self, entries: list[AuditEntry], corpus: Corpus) -> None:
         if not entries:
             return
-        now, fingerprint = self._now(), corpus.fingerprint()
+        if self._last is None or self._last[0] is not corpus:  # hashing a corpus costs more than an answer
+            self._last = (corpus, corpus.fingerprint())
+        now, fingerprint = self._now(), self._last[1]
         try:
             with self._store.pool.connection() as conn, conn.transaction():
                 known = conn.execute("SELECT 1 FROM corpora WHERE fingerprint = %s", (fingerprint,)).fetchone()

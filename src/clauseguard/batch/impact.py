@@ -150,7 +150,10 @@ def changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 def _answer_all(source: Source, cases: list[Case], workers: int, engine: str, address: str | None,
                 progress: Callable[[int, int], None] | None) -> dict[str, dict[str, Any]]:
-    tasks: list[Task] = [(c.key, "determination", c.request) for c in cases]
+    """Answers keyed by case; identical requests (same answer, by determinism) are answered once."""
+    by_request = {c.key: request_hash("determination", c.request) for c in cases}
+    unique = {by_request[c.key]: c.request for c in cases}
+    tasks: list[Task] = [(h, "determination", r) for h, r in unique.items()]
     chunks = [tasks[i:i + DEFAULT_CHUNK] for i in range(0, len(tasks), DEFAULT_CHUNK)]
     answers: dict[str, dict[str, Any]] = {}
     for batch in executor(engine, workers)(replace(source, audited=False), chunks, workers, address):
@@ -160,7 +163,7 @@ def _answer_all(source: Source, cases: list[Case], workers: int, engine: str, ad
             answers[a.request_hash] = a.outcome
         if progress is not None:
             progress(len(answers), len(tasks))
-    return answers
+    return {key: answers[h] for key, h in by_request.items() if h in answers}
 
 
 def impact(document_id: str, version_label: str, source: Source, *, requests: Path | None = None,
@@ -187,8 +190,12 @@ def impact(document_id: str, version_label: str, source: Source, *, requests: Pa
         earlier = Engine(open_snapshot(corpus_without(opened.corpus, doc, version), f"corpus before {document_id}@{version_label}"), log=False)
         cases = [replace(c, before=_stable(earlier.determine(c.request).as_json())) for c in cases]
     if in_process:
-        here = Engine(opened, log=False)
-        after = {c.key: {"response": _stable(here.determine(c.request).as_json())} for c in cases}
+        here, memo = Engine(opened, log=False), {}
+        for c in cases:
+            h = request_hash("determination", c.request)
+            if h not in memo:
+                memo[h] = {"response": _stable(here.determine(c.request).as_json())}
+        after = {c.key: memo[request_hash("determination", c.request)] for c in cases}
     else:
         after = _answer_all(source, cases, workers, engine, address, progress)
     changed, versions_before = [], Counter[str]()

@@ -89,6 +89,8 @@ class PostgresStore:
         self.url = url
         self.location = redact_url(url)
         self._clock = clock
+        self._cold: Any = None  # the pool of `reopen()` handles, made on first use
+        self._owns_pool = True
         connect_check(url)
         assert ConnectionPool is not None
         self._pool = ConnectionPool(
@@ -203,10 +205,24 @@ class PostgresStore:
         return PostgresAuditLog(self, traces)
 
     def reopen(self) -> PostgresStore:
-        return PostgresStore(self.url, clock=self._clock, pool_size=1)
+        """An independent handle: its own connections (a second pool, made once, never the answering
+        pool's), so the cold verifier re-reads clauses through a path that shares nothing with retrieval.
+        Opening it per request costs no new connection; closing it leaves the shared cold pool open."""
+        if self._cold is None:
+            assert ConnectionPool is not None
+            self._cold = ConnectionPool(self.url, min_size=1, max_size=2, open=True, name="clauseguard-cold",
+                                        kwargs={"connect_timeout": CONNECT_TIMEOUT_S},
+                                        check=ConnectionPool.check_connection)
+        handle = object.__new__(PostgresStore)
+        handle.url, handle.location, handle._clock = self.url, self.location, self._clock
+        handle._pool, handle._cold, handle._owns_pool = self._cold, None, False
+        return handle
 
     def close(self) -> None:
-        self._pool.close()
+        if self._owns_pool:
+            self._pool.close()
+            if self._cold is not None:
+                self._cold.close()
 
 
 def now_text() -> str:
