@@ -20,17 +20,18 @@ NARRATIVES = (
 )
 
 
-def requests(n: int) -> list[dict[str, Any]]:
-    """`n` distinct determination requests in a fixed order."""
+def requests(n: int, *, spread: bool = False) -> list[dict[str, Any]]:
+    """`n` distinct determination requests in a fixed order (`spread`: dates across all four years)."""
     out = []
     day, start = 0, date(2022, 1, 1)
+    step = max(1, 1461 * len(NARRATIVES) // max(1, n)) if spread else 1
     while len(out) < n:
         for i, narrative in enumerate(NARRATIVES):
             out.append({**DEMO_DETERMINATION, "as_of_date": (start + timedelta(days=day)).isoformat(),
                         "narrative": f"{narrative} Case {len(out)}." if i == 0 else narrative})
             if len(out) == n:
                 break
-        day = (day + 1) % 1461
+        day = (day + step) % 1461
     return out
 
 

@@ -21,6 +21,7 @@ from clauseguard.audit import (
     append_trace,
     corpus_from_blob,
     entry_row,
+    record_filter,
     snapshot_blob,
 )
 from clauseguard.corpus.model import Corpus
@@ -123,12 +124,14 @@ class PostgresAuditLog:
             raise NotFoundError("assertion", assertion_id, f"the audit log at {self.location} has no such assertion")
         return _record_of(found[0])
 
-    def records(self, kind: str | None = None) -> Iterator[AuditRecord]:
-        sql = f"SELECT {RECORD_COLUMNS} FROM assertions"  # noqa: S608
+    def records(self, kind: str | None = None, *, payer: str | None = None,
+                dates: tuple[str, str | None] | None = None) -> Iterator[AuditRecord]:
+        where, params = record_filter(kind, payer, dates, "(request_redacted::jsonb ->> '{}')", "%s")
+        sql = f"SELECT {RECORD_COLUMNS} FROM assertions{where}"  # noqa: S608 - fixed fragments
         last = 0
         while True:  # pages by sequence number, so a huge log streams in bounded memory
-            page = self._rows(sql + (" WHERE kind = %s AND" if kind else " WHERE") + " seq > %s ORDER BY seq LIMIT 1000",
-                              ((kind, last) if kind else (last,)))
+            page = self._rows(sql + (" AND" if where else " WHERE") + " seq > %s ORDER BY seq LIMIT 1000",
+                              (*params, last))
             if not page:
                 return
             for row in page:

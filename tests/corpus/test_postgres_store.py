@@ -18,7 +18,7 @@ from clauseguard.corpus.sources import open_corpus
 from clauseguard.corpus.store import SqliteStore
 from clauseguard.engine import Engine
 from clauseguard.errors import AppendOnlyError, ClauseguardError, CorpusError
-from clauseguard.interfaces.cli import main
+from clauseguard.interfaces.cli import DEMO_DETERMINATION, main
 from clauseguard.replay import replay
 from clauseguard.testing_postgres import PASSWORD, PostgresServer, free_port
 from tests.corpus.test_store import C1, DOC, base_data, corpus_of, new_version
@@ -133,6 +133,13 @@ def test_answers_are_audited_in_the_database_and_replay_from_it(
             [m for m, _ in AUDIT_MIGRATIONS]
     assert rows == [(answer.trace_id, engine.opened.store.location)] and PASSWORD not in rows[0][1]
     assert replay(answer.trace_id)["match"]
+    made = engine.determine({**DEMO_DETERMINATION, "as_of_date": "2024-03-01"})
+    trail = engine.audit
+    assert [r.trace_id for r in trail.records("search")] == [answer.trace_id] and trail.count() == 2
+    assert [r.assertion_id for r in trail.records("determination", payer="KHP", dates=("2024-01-01", None))] == \
+        [made.assertion_id]
+    assert list(trail.records("determination", payer="KHP", dates=("2024-03-02", "2024-12-31"))) == []
+    assert list(trail.records("determination", payer="ALD")) == []
 
 
 def test_a_wrong_password_is_exit_2_naming_the_url_without_it(

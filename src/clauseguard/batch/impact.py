@@ -181,8 +181,11 @@ def impact(document_id: str, version_label: str, source: Source, *, requests: Pa
     else:
         log = open_audit_log(opened) if records is None else None
         try:
-            cases = list(audited_cases(records if records is not None else log.records("determination"),  # type: ignore[union-attr]
-                                       doc, version, originals or default_originals()))
+            window = (version.effective_start.isoformat(),
+                      version.effective_end.isoformat() if version.effective_end else None)
+            rows = records if records is not None else log.records(  # type: ignore[union-attr]
+                "determination", payer=doc.payer, dates=window)
+            cases = list(audited_cases(rows, doc, version, originals or default_originals()))
         finally:
             if log is not None:
                 log.close()
