@@ -303,6 +303,10 @@ def replay_command(
             out.print(f"  differs: {key}")
         for clause_id in result["tampered_clauses"]:
             out.print(f"  clause text changed in the store: {clause_id}")
+        for key in result.get("tampered_versions", []):
+            out.print(f"  version changed behind the store's back (seal or end date): {key}")
+        for closed in result.get("closed_since", []):
+            out.print(f"  closed since, by its recorded timeline event: {closed['version']} on {closed['effective_end']}")
     if not result["match"]:
         raise typer.Exit(1)
 
