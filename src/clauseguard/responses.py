@@ -153,6 +153,7 @@ class Claim(AnswerModel):
     atoms: dict[str, CriterionValue] = Field(default_factory=dict)
     riders: list[str] = Field(default_factory=list)
     designations: list[str] = Field(default_factory=list)
+    references: list[str] = Field(default_factory=list)  # clauses whose criteria a reference named
 
 
 class Citation(AnswerModel):

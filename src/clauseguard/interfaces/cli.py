@@ -23,7 +23,13 @@ from clauseguard.corpus.sources import Opened, open_corpus
 from clauseguard.corpus.stats import corpus_stats
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError, CorpusError, EnvironmentFailure
-from clauseguard.interfaces import batch_commands, eval_commands, ingest_commands, serve_commands
+from clauseguard.interfaces import (
+    batch_commands,
+    eval_commands,
+    ingest_commands,
+    reading_commands,
+    serve_commands,
+)
 from clauseguard.interfaces.render import render_compare, render_determination, render_search
 from clauseguard.models.config import from_environment as model_from_environment
 from clauseguard.requests import (
@@ -389,6 +395,7 @@ eval_commands.register(
     app, lambda ctx: _options(ctx).engine(ctx.meta.get(eval_commands.MODEL_META_KEY), with_model=True).warm_up()
 )
 ingest_commands.register(app, corpus_app)
+reading_commands.register(corpus_app)
 serve_commands.register(app)
 batch_commands.register(app)
 
