@@ -26,9 +26,9 @@ def requests(n: int, *, spread: bool = False) -> list[dict[str, Any]]:
     day, start = 0, date(2022, 1, 1)
     step = max(1, 1461 * len(NARRATIVES) // max(1, n)) if spread else 1
     while len(out) < n:
-        for i, narrative in enumerate(NARRATIVES):
+        for narrative in NARRATIVES:
             out.append({**DEMO_DETERMINATION, "as_of_date": (start + timedelta(days=day)).isoformat(),
-                        "narrative": f"{narrative} Case {len(out)}." if i == 0 else narrative})
+                        "narrative": f"{narrative} Case {len(out)}."})
             if len(out) == n:
                 break
         day = (day + step) % 1461
