@@ -8,18 +8,20 @@ settings. It never parses transport formats and never renders: interfaces do tha
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from clauseguard import faults
-from clauseguard.audit import AuditLog, append_trace, digest
+from clauseguard.audit import AuditTrail, digest, open_audit_log
+from clauseguard.caches import healing_index, index_cache_dir
 from clauseguard.corpus.model import Corpus
-from clauseguard.corpus.sources import Opened, home_dir
+from clauseguard.corpus.seals import cited_version_seals
+from clauseguard.corpus.sources import Opened, refreshed
 from clauseguard.deployment import policy_report
-from clauseguard.errors import NotFoundError
+from clauseguard.errors import ClauseguardError, NotFoundError
 from clauseguard.gate import DEFAULT_POLICY, GateDecision, GatePolicy, apply_policy
 from clauseguard.preflight import redact
 from clauseguard.requests import (
@@ -53,7 +55,7 @@ from clauseguard.responses import (
     VersionEntry,
     VersionTimeline,
 )
-from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
+from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex
 from clauseguard.search import evaluate_retrieval as run_retrieval_eval
 from clauseguard.search import search as run_search
 from clauseguard.versions import attached_riders, version_in_effect
@@ -130,8 +132,7 @@ class Engine:
 
     @cached_property
     def index(self) -> RetrievalIndex:
-        cache = Path(self.opened.store.path).parent / "index" if hasattr(self.opened.store, "path") else None
-        return index_for(self.corpus, backend=self.settings.dense_backend, cache_dir=cache)
+        return healing_index(self.corpus, backend=self.settings.dense_backend, cache_dir=index_cache_dir(self.opened.store))
 
     @cached_property
     def lexicon(self) -> Lexicon:
@@ -174,14 +175,31 @@ class Engine:
         }
 
     @cached_property
-    def audit(self) -> AuditLog:
-        return AuditLog(home_dir() / "audit.sqlite")
+    def audit(self) -> AuditTrail:
+        return open_audit_log(self.opened)
+
+    @property
+    def audit_file(self) -> Path:
+        """The SQLite audit file (people's final decisions and the audit listing live beside it)."""
+        path = getattr(self.audit, "path", None)
+        if not isinstance(path, Path):
+            raise ClauseguardError(f"final decisions and the audit listing need the SQLite audit log; the audit log "
+                                   f"here is {self.audit.location} (PostgreSQL), where they are not kept yet")
+        return path
+
+    def _fresh(self) -> None:
+        """Another instance appended to the shared store: answer from the new corpus (index rebuilt once)."""
+        newer = refreshed(self.opened, self.corpus_fingerprint)
+        if newer is not None:
+            self.opened = newer
+            for name in ("corpus_fingerprint", "index", "compiled"):
+                self.__dict__.pop(name, None)
 
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
 
     def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float]) -> None:
-        """Audit row and trace line; both hold only redacted text."""
+        """Audit row, then trace line (both only redacted text); EnvironmentFailure if the row cannot be written."""
         if not self.log:
             return
         response = answer.as_json()
@@ -189,9 +207,10 @@ class Engine:
         self.audit.record(
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
             trace_id=response["trace_id"], request_redacted=request, response_redacted=recorded,
-            corpus=self.corpus, store_path=str(getattr(self.opened.store, "path", "")), settings=self.knobs,
+            corpus=self.corpus, store_path=self.opened.store.location, settings=self.knobs,
+            version_seals=cited_version_seals(self.corpus, recorded),
         )
-        append_trace(home_dir() / "traces.jsonl", {
+        self.audit.record_trace({
             "kind": kind, "trace_id": response["trace_id"], "assertion_id": response.get("assertion_id"),
             "stages": stages, "knobs": self.knobs, "corpus_fingerprint": self.corpus_fingerprint,
             "lexicon_fingerprint": self.lexicon_fingerprint, "gate": response.get("gate"),
@@ -203,6 +222,7 @@ class Engine:
         from clauseguard.determination import determine as run_determination
 
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
+        self._fresh()
         started = time.perf_counter()
         assist = self.models.start() if self.models is not None else None
         stages: dict[str, float] = {}
@@ -235,6 +255,7 @@ class Engine:
     def search(self, request: dict[str, Any] | SearchRequest) -> SearchResponse:
         """A question over the terms that govern a contract or a plan on a date (design: "search")."""
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
+        self._fresh()
         started = time.perf_counter()
         response = run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
         engine_s = time.perf_counter() - started
@@ -249,6 +270,7 @@ class Engine:
         from clauseguard.compare import compare as run_compare
 
         parsed = request if isinstance(request, CompareRequest) else parse_request(CompareRequest, request)
+        self._fresh()
         started = time.perf_counter()
         response = run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
         response.trace_id = self._ids("compare", parsed.model_dump(mode="json"))

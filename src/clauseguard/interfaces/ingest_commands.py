@@ -84,7 +84,7 @@ def ingest_command(
             "--corpus", "ingest writes into the persistent store; leave --corpus out (--store PATH picks another store file)"
         )
     from clauseguard.corpus.ingest import build_request, ingest
-    from clauseguard.corpus.sources import open_persistent_store, persistent_store_path
+    from clauseguard.corpus.sources import open_persistent_store
 
     request = build_request(
         files,
@@ -94,12 +94,12 @@ def ingest_command(
             "plans": plan or (), "codes": code or (), "overrides": overrides or (),
         },
     )
-    store = open_persistent_store(opts.store)
+    store = open_persistent_store(opts.store, getattr(opts, "store_url", None))
     try:
         outcome = ingest(store, request, dry_run=dry_run)
     finally:
         store.close()
-    where = str(persistent_store_path(opts.store))
+    where = store.location
     if as_json:
         _print_json(outcome_json(outcome, where))
     else:
