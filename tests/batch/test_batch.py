@@ -17,7 +17,8 @@ from clauseguard.corpus.loader import load_demo
 from clauseguard.corpus.sources import open_corpus
 from clauseguard.engine import Engine
 from clauseguard.errors import EnvironmentFailure
-from clauseguard.interfaces.cli import DEMO_DETERMINATION, main
+from clauseguard.interfaces.cli import main
+from clauseguard.interfaces.demo_commands import DEMO_DETERMINATION
 
 DEMO = Source(corpus="demo")
 DATES = ("2023-12-30", "2023-12-31", "2024-01-01", "2024-01-02", "2024-06-01", "2022-05-05")

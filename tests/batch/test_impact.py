@@ -16,7 +16,8 @@ from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.sources import open_corpus
 from clauseguard.corpus.store import SqliteStore
 from clauseguard.engine import Engine
-from clauseguard.interfaces.cli import DEMO_DETERMINATION, main
+from clauseguard.interfaces.cli import main
+from clauseguard.interfaces.demo_commands import DEMO_DETERMINATION
 
 DOC = "KHP-MP-0224"  # v2 (from 2024-01-01) asks twelve weeks of conservative treatment instead of four
 

@@ -18,7 +18,8 @@ from clauseguard.corpus.sources import open_corpus
 from clauseguard.corpus.store import SqliteStore
 from clauseguard.engine import Engine
 from clauseguard.errors import AppendOnlyError, ClauseguardError, CorpusError
-from clauseguard.interfaces.cli import DEMO_DETERMINATION, main
+from clauseguard.interfaces.cli import main
+from clauseguard.interfaces.demo_commands import DEMO_DETERMINATION
 from clauseguard.replay import replay
 from clauseguard.testing_postgres import PASSWORD, PostgresServer, free_port
 from tests.corpus.test_store import C1, DOC, base_data, corpus_of, new_version

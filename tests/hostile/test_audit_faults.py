@@ -18,7 +18,8 @@ import pytest
 from clauseguard.corpus.sources import open_corpus
 from clauseguard.engine import Engine
 from clauseguard.errors import EnvironmentFailure
-from clauseguard.interfaces.cli import DEMO_DETERMINATION, main
+from clauseguard.interfaces.cli import main
+from clauseguard.interfaces.demo_commands import DEMO_DETERMINATION
 from tests.hostile.conftest import audit_rows, missing_traces, trace_ids
 
 ASK = [

@@ -15,7 +15,7 @@ import pytest
 
 from clauseguard.corpus.postgres_store import PostgresStore
 from clauseguard.corpus.store import SqliteStore
-from clauseguard.interfaces.cli import DEMO_DETERMINATION
+from clauseguard.interfaces.demo_commands import DEMO_DETERMINATION
 from tests.batch.test_impact import DOC, audit_some, split_demo
 from tests.interfaces.conftest import free_port, running_cli, without_timings
 

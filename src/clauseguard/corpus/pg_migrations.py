@@ -162,6 +162,20 @@ CREATE TABLE missing_traces (
 """
         + refuse_update_delete("missing_traces", "the audit log"),
     ),
+    (
+        # the table of people's final decisions (clauseguard.decisions), so both backends hold one schema;
+        # the decision commands write it on the SQLite audit log only, for now
+        "d001_20261201_final_decisions",
+        """
+CREATE TABLE final_decisions (
+    seq BIGSERIAL PRIMARY KEY, assertion_id TEXT NOT NULL, final_outcome TEXT NOT NULL, decided_by TEXT NOT NULL,
+    reason TEXT NOT NULL, engine_gate TEXT NOT NULL, engine_outcome TEXT NOT NULL, documents TEXT NOT NULL,
+    reason_codes TEXT NOT NULL, recorded_at TEXT NOT NULL
+);
+CREATE INDEX final_decisions_assertion ON final_decisions (assertion_id, seq);
+"""
+        + refuse_update_delete("final_decisions", "the decision log"),
+    ),
 ]
 
 LOCK_IDS: Final = {"_migrations": 7270_0001, "_audit_migrations": 7270_0002}
