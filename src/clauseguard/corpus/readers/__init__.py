@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Final
 
 from clauseguard.corpus.readers import docx, html, markdown, pdf, text
-from clauseguard.corpus.readers.blocks import Block, ReadDocument
+from clauseguard.corpus.readers.blocks import Block, ReadDocument, ReadReport
 from clauseguard.corpus.readers.structure import DraftClause, Structure, is_chunk_section, structure
 from clauseguard.errors import CorpusError, Problem
 
@@ -25,8 +25,8 @@ READERS: Final[dict[str, tuple[str, Reader]]] = {
 }
 
 __all__ = [
-    "READERS", "Block", "DraftClause", "ReadDocument", "ReadFiles", "Structure", "is_chunk_section",
-    "read_file", "read_files", "reader_for", "structure",
+    "READERS", "Block", "DraftClause", "FileRead", "ReadDocument", "ReadFiles", "ReadReport", "Structure",
+    "is_chunk_section", "read_file", "read_files", "reader_for", "structure",
 ]
 
 
@@ -40,11 +40,24 @@ def reader_for(path: Path) -> tuple[str, Reader]:
 
 
 def read_file(path: Path) -> ReadDocument:
-    """One file read by the reader its suffix names; CorpusError if it is missing or unreadable."""
+    """One file read by the reader its suffix names; CorpusError if it is missing, empty or unreadable."""
     if not path.is_file():
         raise CorpusError([Problem(str(path), "", "no such file")])
-    _, reader = reader_for(path)
+    name, reader = reader_for(path)
+    if path.stat().st_size == 0:
+        raise CorpusError([Problem(str(path), "", f"is empty (0 bytes); give the complete {name.upper()} file")])
     return reader(path)
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """One file of a version as read: its reader, pages and report (the first page's number in the whole)."""
+
+    path: Path
+    reader: str
+    pages: int
+    first_page: int
+    report: ReadReport
 
 
 @dataclass(frozen=True)
@@ -55,20 +68,26 @@ class ReadFiles:
     blocks: tuple[Block, ...]
     title: str | None
     pages: int
+    files: tuple[FileRead, ...] = ()
 
 
-def read_files(paths: Sequence[Path]) -> ReadFiles:
+def read_files(paths: Sequence[Path], on_file: Callable[[Path], None] | None = None) -> ReadFiles:
     """Read the files of one version in the order given; the second file's first page follows the
-    first file's last page, so every clause keeps one physical page number in the whole document."""
+    first file's last page, so every clause keeps one physical page number in the whole document.
+    `on_file` is told of each file before it is read (a progress bar)."""
     blocks: list[Block] = []
     names: list[str] = []
+    files: list[FileRead] = []
     title: str | None = None
     offset = 0
     for path in paths:
+        if on_file is not None:
+            on_file(path)
         doc = read_file(path)
         blocks += [b.on_page(offset) for b in doc.blocks]
+        files.append(FileRead(path, doc.reader, doc.pages, offset + 1, doc.report))
         offset += doc.pages
         if doc.reader not in names:
             names.append(doc.reader)
         title = title or doc.title
-    return ReadFiles("+".join(names), tuple(blocks), title, offset)
+    return ReadFiles("+".join(names), tuple(blocks), title, offset, tuple(files))
