@@ -22,7 +22,7 @@ _SMALL_CAPS: Final = (0.6, 0.9)  # reduced capitals are this share of the full c
 _TRACKED: Final = 0.8  # capitals wider than this share of their size per character are letter-spaced
 
 
-@dataclass
+@dataclass(eq=False)
 class Line:
     """One printed line: its runs left to right, its text, box, baseline and typography."""
 

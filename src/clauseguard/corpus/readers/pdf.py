@@ -103,8 +103,9 @@ def _margin(lines: Sequence[Line]) -> float:
 def _set_indents(page: _Page, margin: float) -> None:
     right = [ln for ln in page.kept if page.gutter is not None and ln.x0 >= page.gutter]
     right_margin = _margin(right) if right else 0.0
+    on_right = {id(ln) for ln in right}
     for line in page.kept:
-        origin = right_margin if line in right else margin
+        origin = right_margin if id(line) in on_right else margin
         line.indent = line.x0 - origin
         line.text_indent = line.text_x0 - origin
 

@@ -107,17 +107,24 @@ def _levels(candidates: Sequence[Line], pages: Sequence[BodyPage]) -> dict[Style
     def canonical(st: Style) -> Style:
         return st
 
-    first_page = pages[0].number if pages else 0
     by_style: dict[Style, list[Line]] = {}
     for line in candidates:
         by_style.setdefault(canonical(_style(line)), []).append(line)
+    # The title: the heading lines that open the first page, before any text or table, each in a
+    # type used nowhere else and larger than every other heading's.
+    first = pages[0] if pages else None
+    opening: list[Line] = []
+    strong = {id(line) for line in candidates}
+    for item in first.items if first is not None else []:
+        if not isinstance(item, Line) or id(item) not in strong:
+            break
+        opening.append(item)
     title: set[Style] = set()
-    opening = [line for line in candidates if line.page == first_page]
     for line in opening:
         st = canonical(_style(line))
         uses = by_style[st]
         others = [s for s in styles if s != st and s not in title]
-        if all(u.page == first_page for u in uses) and len(uses) <= 2 and others and all(st[0] > s[0] for s in others):
+        if all(u.page == line.page for u in uses) and len(uses) <= 2 and others and all(st[0] > s[0] for s in others):
             title.add(st)
         else:
             break

@@ -188,6 +188,14 @@ class _Group:
         return self.blocks[0].kind == "table"
 
     @property
+    def unmarked_list(self) -> bool:
+        """A lead-in ending ':' followed by paragraphs only: a list whose items carry no marker, so
+        where it ends is not printed; it runs to the next heading."""
+        lead = self.blocks[0]
+        return lead.kind == "paragraph" and lead.text.rstrip().endswith(":") and all(
+            b.kind == "paragraph" for b in self.blocks[1:])
+
+    @property
     def lines(self) -> list[str]:
         if self.table and len(self.blocks) > 1:  # one table continued over pages: one header
             first = self.blocks[0]
@@ -210,8 +218,8 @@ def _continues_table(group: _Group, b: Block) -> bool:
 
 def groups(body: Sequence[Block]) -> list[_Group]:
     """The body as criteria blocks: a paragraph starts one, unless it continues a lead-in (ending
-    ':') or closes the list before it; list items and joiners belong to the block they follow; a
-    table is a block of its own unless a lead-in introduces it."""
+    ':', with the unmarked paragraphs after it) or closes the list before it; list items and joiners
+    belong to the block they follow; a table is a block of its own unless a lead-in introduces it."""
     out: list[_Group] = []
     for b in body:
         last = out[-1].blocks[-1] if out else None
@@ -224,7 +232,9 @@ def groups(body: Sequence[Block]) -> list[_Group]:
                 out.append(_Group([b]))
         elif b.kind in ("list_item", "joiner") and text_group:
             out[-1].blocks.append(b)
-        elif b.kind == "paragraph" and text_group and last is not None and (lead_in or last.kind in ("list_item", "joiner")):
+        elif b.kind == "paragraph" and text_group and last is not None and (
+            lead_in or last.kind in ("list_item", "joiner") or out[-1].unmarked_list
+        ):
             out[-1].blocks.append(b)
         else:
             out.append(_Group([b]))
@@ -258,6 +268,20 @@ def _units(blocks: Sequence[Block]) -> list[_Unit]:
 def _is_container(unit: _Unit, following: _Unit | None) -> bool:
     """A heading with no body whose next heading sits under it (a chapter over its articles)."""
     return following is not None and len(following.path) > len(unit.path) and following.path[: len(unit.path)] == unit.path
+
+
+def _hand_down_lead_ins(units: list[_Unit]) -> None:
+    """A paragraph ending ':' that closes a unit leads into the sub-heading after it ("... based on the
+    following guidelines:" above "Usual Utilization"): it opens that sub-heading's first clause."""
+    for unit, following in zip(units, units[1:], strict=False):
+        if not unit.body or not following.body or len(following.path) <= len(unit.path):
+            continue
+        if following.path[: len(unit.path)] != unit.path:
+            continue
+        last = unit.body[-1]
+        tail = groups(unit.body)[-1]
+        if last.kind == "paragraph" and len(tail.blocks) == 1 and last.text.rstrip().endswith(":") and len(unit.body) > 1:
+            following.body.insert(0, unit.body.pop())
 
 
 def _article(heads: Sequence[_Head]) -> str | None:
@@ -300,6 +324,7 @@ def structure(blocks: Sequence[Block]) -> Structure:
     warnings: list[str] = []
     used: set[str] = set()
     units = _units(cleaned)
+    _hand_down_lead_ins(units)
     unnumbered = 0
     for i, unit in enumerate(units):
         following = units[i + 1] if i + 1 < len(units) else None
@@ -326,7 +351,10 @@ def structure(blocks: Sequence[Block]) -> Structure:
                 unique = f"{key}-{suffix}"
                 suffix += 1
             used.add(unique)
-            draft = _draft(unique, group, section, _article(heads), heads, heads[-1].block if heads and n == 1 else None)
+            opening = heads[-1].block if heads and n == 1 else None
+            if opening is not None and group.blocks[0].page is not None and opening.page is not None:
+                opening = opening if opening.page <= group.blocks[0].page else group.blocks[0]  # a handed-down lead-in
+            draft = _draft(unique, group, section, _article(heads), heads, opening)
             if len(draft.text) > MAX_CLAUSE_CHARS:
                 warnings.append(
                     f"clause {unique} is unusually long ({len(draft.text)} characters): check that no heading was missed"
