@@ -201,15 +201,19 @@ class BenefitTerms:
 
     def benefit(self, text: str, headings: Sequence[str] = ()) -> str | None:
         """The benefit named most (a phrase in the own heading counts three times, longer phrases
-        more); ties go to the one named first, then by id. None when no phrase occurs."""
+        more); ties go to the one named first, then by id. None when no phrase occurs.
+
+        A phrase's pattern runs only where the phrase occurs as a substring (one C-level search,
+        the same answer): most clauses name one or two of the benefits, not all of them."""
         body = " ".join(text.lower().split())
         own = " ".join(headings[-1:]).lower()
         best: tuple[int, int, str] | None = None
         for benefit, phrases in self.patterns:
             score, first = 0, len(body) + 1
             for phrase, pattern in phrases:
-                hits = [m.start() for m in pattern.finditer(body)]
-                heading_hits = len(pattern.findall(own))
+                key = phrase.lower()
+                hits = [m.start() for m in pattern.finditer(body)] if key in body else []
+                heading_hits = len(pattern.findall(own)) if key in own else 0
                 score += (len(hits) + 3 * heading_hits) * len(phrase)
                 if hits:
                     first = min(first, hits[0])

@@ -52,6 +52,8 @@ class StoredClause:
     benefit: str | None = None
     coverage_type: str | None = None
     criteria: Any = None
+    page_end: int | None = None
+    page_end_label: str | None = None
     document_codes: tuple[str, ...] = ()  # codes the clause's document governs
     document_plans: tuple[str, ...] = ()  # plans it is limited to (empty: every plan of the payer)
     document_overrides: tuple[str, ...] = ()  # documents a rider overrides
@@ -66,6 +68,7 @@ class StoredClause:
                 "id": self.id, "section": self.section, "text": self.text, "kind": self.kind,
                 "article": self.article, "page": self.page, "page_label": self.page_label,
                 "benefit": self.benefit, "coverage_type": self.coverage_type, "criteria": self.criteria,
+                "page_end": self.page_end, "page_end_label": self.page_end_label,
             }
         )
 
@@ -252,14 +255,15 @@ class SqliteStore:
                 links[name][doc_id].append(value)
         clauses: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for row in conn.execute(
-            "SELECT version_id, id, section, text, kind, article, page, page_label, benefit, coverage_type, criteria "
-            "FROM clauses ORDER BY version_id, position"
+            "SELECT version_id, id, section, text, kind, article, page, page_label, benefit, coverage_type, criteria, "
+            "page_end, page_end_label FROM clauses ORDER BY version_id, position"
         ):
             clauses[row[0]].append(
                 {
                     "id": row[1], "section": row[2], "text": row[3], "kind": row[4], "article": row[5],
                     "page": row[6], "page_label": row[7], "benefit": row[8], "coverage_type": row[9],
                     "criteria": None if row[10] is None else json.loads(row[10]),
+                    "page_end": row[11], "page_end_label": row[12],
                 }
             )
         versions: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -306,8 +310,8 @@ class SqliteStore:
         with self._lock:
             row = self._conn.execute(
                 "SELECT c.id, d.id, d.title, d.kind, d.payer, v.label, v.effective_start, v.effective_end, "
-                "c.section, c.text, c.kind, c.article, c.page, c.page_label, c.benefit, c.coverage_type, c.criteria "
-                "FROM clauses c JOIN versions v ON v.id = c.version_id JOIN documents d ON d.id = v.document_id "
+                "c.section, c.text, c.kind, c.article, c.page, c.page_label, c.benefit, c.coverage_type, c.criteria, "
+                "c.page_end, c.page_end_label FROM clauses c JOIN versions v ON v.id = c.version_id JOIN documents d ON d.id = v.document_id "
                 "WHERE c.id = ?",
                 (clause_id,),
             ).fetchone()
@@ -332,7 +336,7 @@ class SqliteStore:
             version=row[5], effective_start=start, effective_end=_day(row[7]), section=row[8],
             text=row[9], kind=row[10], article=row[11], page=row[12], page_label=row[13], benefit=row[14],
             coverage_type=row[15], criteria=None if row[16] is None else json.loads(row[16]),
-            document_codes=links["document_codes"], document_plans=links["document_plans"],
+            page_end=row[17], page_end_label=row[18], document_codes=links["document_codes"], document_plans=links["document_plans"],
             document_overrides=links["document_overrides"],
         )
 
@@ -446,11 +450,11 @@ class SqliteStore:
             version_id = cursor.lastrowid
             conn.executemany(
                 "INSERT INTO clauses (id, version_id, position, section, text, kind, article, page, page_label, "
-                "benefit, coverage_type, criteria) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "benefit, coverage_type, criteria, page_end, page_end_label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         c.id, version_id, position, c.section, c.text, c.kind, c.article, c.page, c.page_label,
-                        c.benefit, c.coverage_type, _criteria_json(c.criteria),
+                        c.benefit, c.coverage_type, _criteria_json(c.criteria), c.page_end, c.page_end_label,
                     )
                     for position, c in enumerate(v.clauses)
                 ],

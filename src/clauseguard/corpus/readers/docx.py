@@ -107,7 +107,14 @@ def read(path: Path) -> ReadDocument:
 
     try:
         document = docx.Document(str(path))
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+    except zipfile.BadZipFile as exc:
+        raise CorpusError([Problem(str(path), "", "cannot be read as a Word .docx file: it is not a ZIP package "
+                                                  "(a .docx is one); give a .docx saved by Word or LibreOffice")]) from exc
+    except (KeyError, ValueError) as exc:
+        raise CorpusError([Problem(str(path), "", f"cannot be read as a Word .docx file: it is a ZIP archive but not a Word "
+                                                  f"document ({exc}); give a .docx saved by Word or LibreOffice, or the "
+                                                  "file with the suffix of its real kind")]) from exc
+    except OSError as exc:
         raise CorpusError([Problem(str(path), "", f"cannot be read as a Word .docx file: {exc}")]) from exc
     except Exception as exc:  # noqa: BLE001 - python-docx raises its own kinds for broken packages
         raise CorpusError([Problem(str(path), "", f"cannot be read as a Word .docx file: {type(exc).__name__}: {exc}")]) from exc

@@ -43,6 +43,7 @@ class _Blocks(HTMLParser):
         self._item_prefix: str | None = None
         self._table: list[list[str]] | None = None
         self._cell: list[str] | None = None
+        self.scripts = 0  # <script> elements seen (their text is never read)
 
     # -- helpers --
     def _flush(self) -> None:
@@ -66,6 +67,7 @@ class _Blocks(HTMLParser):
     # -- parser callbacks --
     def handle_starttag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
         attrs = dict(attr_list)
+        self.scripts += tag == "script"
         if tag == "title":
             self._in_title = True
             return
@@ -168,4 +170,9 @@ def read(path: Path) -> ReadDocument:
     parser.feed(text)
     parser.close()
     parser._flush()
+    if not parser.blocks:
+        made_by = (f"its content is made by scripts ({parser.scripts} <script> element(s), no text outside them); "
+                   "save the page as the browser shows it (e.g. print it to PDF) and ingest that") if parser.scripts else (
+                   "it has no text in its body; give the policy page itself")
+        raise CorpusError([Problem(str(path), "", f"cannot be read as a policy page: {made_by}")])
     return ReadDocument(NAME, tuple(parser.blocks), parser.title, 0)

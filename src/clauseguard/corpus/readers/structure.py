@@ -355,7 +355,7 @@ def structure(blocks: Sequence[Block]) -> Structure:
             if opening is not None and group.blocks[0].page is not None and opening.page is not None:
                 opening = opening if opening.page <= group.blocks[0].page else group.blocks[0]  # a handed-down lead-in
             draft = _draft(unique, group, section, _article(heads), heads, opening)
-            if len(draft.text) > MAX_CLAUSE_CHARS:
+            if len(draft.text) > MAX_CLAUSE_CHARS and not draft.table:
                 warnings.append(
                     f"clause {unique} is unusually long ({len(draft.text)} characters): check that no heading was missed"
                 )
