@@ -90,6 +90,23 @@ def _cells(row: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _bold_cell(cell: Any) -> bool:
+    runs = [r for p in cell.paragraphs for r in p.runs if r.text.strip()]
+    return bool(runs) and all(r.bold for r in runs)
+
+
+def _has_header(table: Any) -> bool:
+    """Whether the first row is a header: Word marks it as one (repeat as header row), or the table
+    is not a key-value table (labels in bold down the first column, values beside them)."""
+    rows = list(table.rows)
+    if rows and rows[0]._tr.find(f"{_W}trPr/{_W}tblHeader") is not None:
+        return True
+    cells = [list(r.cells) for r in rows]
+    key_value = len(cells) >= 2 and all(len(r) == 2 for r in cells) and all(_bold_cell(r[0]) for r in cells) and not any(
+        _bold_cell(r[1]) for r in cells)
+    return not key_value
+
+
 def _body_items(element: Any) -> Iterator[Any]:
     """Paragraphs and tables in body order, including those inside content controls (w:sdt)."""
     for child in element.iterchildren():
@@ -147,6 +164,6 @@ def read(path: Path) -> ReadDocument:
             table = Table(child, document)
             rows = tuple(r for r in (_cells(row) for row in table.rows) if any(r))
             if rows:
-                blocks.append(Block("table", "", page if explicit else None, rows=rows))
+                blocks.append(Block("table", "", page if explicit else None, rows=rows, header=_has_header(table)))
     title = (document.core_properties.title or "").strip() or None
     return ReadDocument(NAME, tuple(blocks), title, page if explicit else 0)

@@ -44,6 +44,7 @@ class _Blocks(HTMLParser):
         self._table: list[list[str]] | None = None
         self._cell: list[str] | None = None
         self.scripts = 0  # <script> elements seen (their text is never read)
+        self._heads: list[tuple[int, bool]] = []  # (row, is a <th>) of each cell of the open table
 
     # -- helpers --
     def _flush(self) -> None:
@@ -85,11 +86,15 @@ class _Blocks(HTMLParser):
             return
         if self._table is not None and tag in ("td", "th"):
             self._cell = []
+            if not self._table:
+                self._table.append([])
+            self._heads.append((len(self._table) - 1, tag == "th"))
         elif tag == "tr" and self._table is not None:
             self._table.append([])
         elif tag == "table":
             self._flush()
             self._table = []
+            self._heads = []
         elif tag in _HEADINGS:
             self._flush()
             self._heading = _HEADINGS[tag]
@@ -126,10 +131,12 @@ class _Blocks(HTMLParser):
             self._table[-1].append(" ".join("".join(self._cell).split()))
             self._cell = None
         elif tag == "table" and self._table is not None:
+            first = [th for row, th in self._heads if row == 0]
+            header = bool(first) and all(first)  # a header row is marked up as one: <th> cells
             rows = tuple(tuple(r) for r in self._table if any(r))
             self._table = None
             if rows:
-                self.blocks.append(Block("table", "", rows=rows))
+                self.blocks.append(Block("table", "", rows=rows, header=header))
         elif tag in _HEADINGS:
             self._flush()
             self._heading = None

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+
 from clauseguard.corpus.readers.pdf_page import Run
 
 _SAME_BASELINE: Final = 0.4  # runs whose baselines differ by less than this share of the type size share a line
@@ -101,8 +103,10 @@ _MARKER_RUN = re.compile(
 
 
 def _tracked(run: Run) -> bool:
+    if (run.x1 - run.x0) / max(len(run.text.strip()), 1) <= _TRACKED * run.size:
+        return False
     letters = _letters(run.text)
-    return len(letters) >= 4 and letters.isupper() and (run.x1 - run.x0) / max(len(run.text.strip()), 1) > _TRACKED * run.size
+    return len(letters) >= 4 and letters.isupper()
 
 
 def make_line(runs: list[Run], page: int = 0) -> Line:
@@ -166,24 +170,22 @@ def gutter(rows: Sequence[Sequence[Run]], width: float) -> float | None:
     Few rows have a run across it; at least three rows (three times as many as cross it) have text
     on both sides with a clear gap; and the text on each side is wide (a label and its value are not
     two columns). A short column beside a long one is still a column."""
-    if len(rows) < 6:
+    lo, hi = 0.3 * width, 0.7 * width
+    gapped = [row for row in rows if any(b.x0 - a.x1 >= 6 and a.x1 < hi and b.x0 > lo for a, b in zip(row, row[1:], strict=False))]
+    if len(rows) < 6 or len(gapped) < 3:  # no three rows with a gap in the middle: one column
         return None
-    runs_of: list[list[float]] = []
+    xs = np.arange(int(lo), int(hi), 2, dtype=float)
+    crossed = np.zeros(len(xs), dtype=int)
+    split = np.zeros(len(xs), dtype=int)
+    for row in rows:
+        cover = np.zeros(len(xs), dtype=bool)
+        for r in row:
+            cover |= (xs > r.x0) & (xs < r.x1)
+        crossed += cover
+        split += ~cover & (xs - 3 >= min(r.x1 for r in row)) & (xs + 3 <= max(r.x0 for r in row))
+    ok = (crossed <= 0.25 * len(rows)) & (split >= np.maximum(3, 3 * crossed))
     best: tuple[int, int, float] | None = None
-    for step in range(int(0.3 * width), int(0.7 * width), 2):
-        x = float(step)
-        crossed = split = 0
-        for row in rows:
-            if any(r.x0 < x < r.x1 for r in row):
-                crossed += 1
-            elif any(r.x1 <= x - 3 for r in row) and any(r.x0 >= x + 3 for r in row):
-                split += 1
-        if crossed <= 0.25 * len(rows) and split >= max(3, 3 * crossed):
-            if runs_of and runs_of[-1][-1] == x - 2:
-                runs_of[-1].append(x)
-            else:
-                runs_of.append([x])
-    for band in runs_of:
+    for band in _bands(xs, ok):
         if len(band) < 3:  # a gutter is wider than the space justified text leaves between words
             continue
         x = band[len(band) // 2]
@@ -192,11 +194,23 @@ def gutter(rows: Sequence[Sequence[Run]], width: float) -> float | None:
         right = [max(r.x1 for r in row) - min(r.x0 for r in row if r.x0 >= x) for row in both if any(r.x0 >= x for r in row)]
         if not left or not right or min(statistics.median(left), statistics.median(right)) < 0.2 * width:
             continue
-        split = sum(1 for row in both if any(r.x1 <= x for r in row) and any(r.x0 >= x for r in row))
-        score = (split, len(band), x)
-        if best is None or score > best:
-            best = (split, len(band), x)
+        sides = sum(1 for row in both if any(r.x1 <= x for r in row) and any(r.x0 >= x for r in row))
+        if best is None or (sides, len(band), x) > best:
+            best = (sides, len(band), x)
     return None if best is None else best[2]
+
+
+def _bands(xs: np.ndarray, ok: np.ndarray) -> list[list[float]]:
+    """Runs of consecutive scan positions that pass."""
+    bands: list[list[float]] = []
+    for x, good in zip(xs.tolist(), ok.tolist(), strict=True):
+        if not good:
+            continue
+        if bands and bands[-1][-1] == x - 2:
+            bands[-1].append(x)
+        else:
+            bands.append([x])
+    return bands
 
 
 def _pieces(row: list[Run], cut: float | None) -> list[list[Run]]:

@@ -95,6 +95,62 @@ def _text_of(raw: Any, obj: Any, textpage: Any) -> str:
     return bytes(buffer)[: size - 2].decode("utf-16-le", errors="replace").translate(_SOFT_HYPHENS)
 
 
+def _page_texts(raw: Any, textpage: Any) -> dict[int, str] | None:
+    """Every text object's text from one read of the page's text: a page object's characters are
+    consecutive in pdfium's text page (each object is laid out once), so the end of each object's
+    run is found by galloping (a few calls per object, not one per character; pdfium's own
+    per-object call scans the whole page each time). None when the page's text does not map one
+    unit per character; an object missing from the map asks for its own text."""
+    count = raw.FPDFText_CountChars(textpage)
+    if count <= 0:
+        return {}
+    buffer = (ctypes.c_ushort * (count + 1))()
+    written = raw.FPDFText_GetText(textpage, 0, count, buffer)
+    if written != count + 1:
+        return None
+    units = bytes(buffer)[: 2 * count].decode("utf-16-le", errors="replace")
+    if len(units) != count:
+        return None
+    # the same C function, returning the object's address as an int (ctypes.cast per call is slow)
+    address = ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value
+    if address is None:
+        return None
+    owner = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(address)
+    page_text = ctypes.cast(textpage, ctypes.c_void_p).value
+
+    def of(i: int) -> int | None:
+        found: int | None = owner(page_text, i)
+        return found
+
+    texts: dict[int, str] = {}
+    shared: set[int] = set()
+    i = 0
+    while i < count:
+        obj = of(i)
+        good, step = i, 1
+        while good + step < count and of(good + step) == obj:
+            good += step
+            step *= 2
+        bad = min(good + step, count)
+        while bad - good > 1:  # the last index of the run is in [good, bad)
+            mid = (good + bad) // 2
+            if of(mid) == obj:
+                good = mid
+            else:
+                bad = mid
+        if obj is not None:
+            if obj in texts or obj in shared:
+                # pdfium gave several objects' characters one internal object (it does for some
+                # one-glyph runs): galloping may have run over others' characters, so that key is
+                # dropped and those objects ask for their own text
+                shared.add(obj)
+                texts.pop(obj, None)
+            else:
+                texts[obj] = units[i: good + 1].translate(_SOFT_HYPHENS)
+        i = good + 1
+    return texts
+
+
 def _transform(m: tuple[float, ...], x: float, y: float) -> tuple[float, float]:
     a, b, c, d, e, f = m
     return a * x + c * y + e, b * x + d * y + f
@@ -116,6 +172,7 @@ class _PageReader:
         self.image_area = 0.0
         self._float = [ctypes.c_float() for _ in range(4)]
         self._matrix = raw.FS_MATRIX()
+        self.texts = _page_texts(raw, textpage)
 
     def matrix(self, obj: Any) -> tuple[float, ...]:
         m = self._matrix
@@ -159,7 +216,10 @@ class _PageReader:
                 self.read(obj, inner if outer is None else _compose(outer, inner))
 
     def text(self, obj: Any, outer: tuple[float, ...] | None) -> None:
-        text = _text_of(self.raw, obj, self.textpage)
+        key = ctypes.cast(obj, ctypes.c_void_p).value
+        text = self.texts.get(key) if self.texts is not None and key is not None else None
+        if text is None:  # not in the page's text map: pdfium's own (slower) way, object by object
+            text = _text_of(self.raw, obj, self.textpage)
         if not text.strip():
             return
         m = self.matrix(obj)
