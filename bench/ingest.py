@@ -147,7 +147,7 @@ def _stages(path: Path) -> dict[str, float]:
     marks = [(time.perf_counter(), time.process_time())]
     read = pdf.read(path)
     marks.append((time.perf_counter(), time.process_time()))
-    drafted = structure(read.blocks)
+    drafted = structure(read.blocks, guess_title=False)
     clauses = []
     for d in drafted.clauses:  # what `read_version` does with each draft
         meta = classify(d.text, d.headings, title=drafted.title or "", chunk=d.chunk)

@@ -92,7 +92,7 @@ def read_version(request: IngestRequest, *, title: str = "", progress: Progress 
     read = read_files(request.files, on_file=reading)
     if progress is not None:
         progress("read", count, count)
-    drafted = structure(read.blocks)
+    drafted = structure(read.blocks, guess_title=not read.marks_title)
     if not drafted.clauses:
         raise CorpusError([Problem(
             str(request.files[0]), "",

@@ -121,7 +121,7 @@ def score(expected: dict[str, Any], read: ReadDocument, drafted: Structure) -> S
 
 def score_pdf(path: Path, expected: dict[str, Any]) -> Score:
     read = pdf.read(path)
-    return score(expected, read, structure(read.blocks))
+    return score(expected, read, structure(read.blocks, guess_title=False))
 
 
 def build_all(out: Path) -> dict[str, Path]:

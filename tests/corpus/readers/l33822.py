@@ -50,7 +50,7 @@ def corpus_versions() -> dict[str, Any]:
 
 def compare(pdf_path: Path, version: dict[str, Any]) -> Comparison:
     read = pdf.read(pdf_path)
-    drafted = structure(read.blocks)
+    drafted = structure(read.blocks, guess_title=False)
     clauses = [c for c in drafted.clauses if not c.table]
     result = Comparison(version["version"], len(version["clauses"]), len(clauses))
     want = [(i, _line(p), c.get("article") or c["section"], c["section"])

@@ -69,6 +69,7 @@ class ReadFiles:
     title: str | None
     pages: int
     files: tuple[FileRead, ...] = ()
+    marks_title: bool = False  # every file's reader marks its title itself (see structure's guess_title)
 
 
 def read_files(paths: Sequence[Path], on_file: Callable[[Path], None] | None = None) -> ReadFiles:
@@ -90,4 +91,5 @@ def read_files(paths: Sequence[Path], on_file: Callable[[Path], None] | None = N
         if doc.reader not in names:
             names.append(doc.reader)
         title = title or doc.title
-    return ReadFiles("+".join(names), tuple(blocks), title, offset, tuple(files))
+    marks = bool(paths) and all(READERS[p.suffix.lower()][0] == pdf.NAME for p in paths)
+    return ReadFiles("+".join(names), tuple(blocks), title, offset, tuple(files), marks)

@@ -86,3 +86,4 @@ class ReadDocument:
     pages: int = 0
     notes: tuple[str, ...] = field(default=())
     report: ReadReport = field(default_factory=ReadReport)
+    marks_title: bool = False  # the reader gives its title level 0 itself (no other heading is guessed to be it)

@@ -55,17 +55,22 @@ def is_cover(lines: Sequence[Line], width: float, *, contents_next: bool) -> boo
     return centred >= 0.6 * len(lines) and len(lines) >= 2
 
 
-def front_matter(pages: Sequence[tuple[int, float, Sequence[Line]]]) -> dict[int, str]:
-    """page -> "cover page" or "contents page", for the pages at the front that are either."""
+def front_matter(pages: Sequence[tuple[int, float, Sequence[Line], bool]]) -> dict[int, str]:
+    """page -> "cover page" or "contents page", for the pages at the front that are either, given
+    (number, width, lines, whether it has a table) per page. A page with a table is neither."""
     found: dict[int, str] = {}
     if len(pages) < 2:
         return found
-    for number, _width, lines in pages:
+    for number, _width, lines, table in pages:
+        if table:
+            break
         if is_contents(lines):
             found[number] = "contents page"
         elif found or number > 1:
             break
-    first_number, first_width, first_lines = pages[0]
-    if first_number not in found and is_cover(first_lines, first_width, contents_next=pages[1][0] in found):
+    first_number, first_width, first_lines, first_table = pages[0]
+    if first_number not in found and not first_table and is_cover(
+        first_lines, first_width, contents_next=pages[1][0] in found
+    ):
         found[first_number] = "cover page"
     return found

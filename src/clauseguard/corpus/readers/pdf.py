@@ -173,7 +173,7 @@ def read(path: Path) -> ReadDocument:
     scanned = [p.raw.number for p in pages if not p.kept and not p.tables and p.raw.image_share >= _SCANNED]
     if scanned or not any(p.kept or p.tables for p in pages):
         raise _no_text_layer(path, scanned or [p.raw.number for p in pages], len(pages))
-    front = front_matter([(p.raw.number, p.raw.width, p.kept) for p in pages])
+    front = front_matter([(p.raw.number, p.raw.width, p.kept, bool(p.tables)) for p in pages])
     body_pages = [p for p in pages if p.raw.number not in front]
     margin = _margin([ln for p in body_pages for ln in p.kept])
     body = []
@@ -189,7 +189,7 @@ def read(path: Path) -> ReadDocument:
     warnings = [f"{removed} private-use glyph(s) with no Unicode meaning removed from the text"] if removed else []
     labels = tuple(p.label for p in pages)
     report = ReadReport(tuple(dropped), _notes(blocks, tables), tuple(warnings), labels)
-    return ReadDocument(NAME, tuple(blocks), title, len(pages), report=report)
+    return ReadDocument(NAME, tuple(blocks), title, len(pages), report=report, marks_title=True)
 
 
 def _clean(blocks: Sequence[Block]) -> tuple[list[Block], int]:

@@ -168,6 +168,8 @@ class _PageReader:
     def __init__(self, raw: Any, page: Any, textpage: Any, number: int, fonts: _Fonts) -> None:
         self.raw, self.page, self.textpage, self.fonts = raw, page, textpage, fonts
         width, height = float(raw.FPDF_GetPageWidthF(page)), float(raw.FPDF_GetPageHeightF(page))
+        if raw.FPDFPage_GetRotation(page) in (1, 3):  # objects are placed on the page before it is turned
+            width, height = height, width
         self.out = RawPage(number, width, height)
         self.image_area = 0.0
         self._float = [ctypes.c_float() for _ in range(4)]

@@ -122,10 +122,14 @@ def _head(b: Block) -> _Head:
     return _Head(b, level, numbered)
 
 
-def _take_title(blocks: list[Block]) -> tuple[str | None, list[Block]]:
-    """The first block is the document's title when it is an unnumbered heading above every other."""
+def _take_title(blocks: list[Block], guess: bool = True) -> tuple[str | None, list[Block]]:
+    """The first block is the document's title when it is a title (level 0) or, when `guess`, an
+    unnumbered heading above every other. A reader that marks its title itself (the PDF reader, by
+    type) passes guess=False: a lone top-level section is not a title there."""
     if not blocks or blocks[0].kind != "heading":
         return None, blocks
+    if not guess:
+        return (blocks[0].text, blocks[1:]) if blocks[0].level == 0 else (None, blocks)
     first = _head(blocks[0])
     if first.numbered is not None:
         return None, blocks
@@ -313,10 +317,11 @@ def _draft(
     )
 
 
-def structure(blocks: Sequence[Block]) -> Structure:
-    """Draft clauses that follow the document's headings, or chunks when it has none."""
+def structure(blocks: Sequence[Block], *, guess_title: bool = True) -> Structure:
+    """Draft clauses that follow the document's headings, or chunks when it has none. `guess_title`:
+    see `_take_title` (ReadDocument.marks_title says which a reader needs)."""
     cleaned = _merge_continuations(_split_inline([b for b in blocks if b.text.strip() or b.rows]))
-    title, cleaned = _take_title(cleaned)
+    title, cleaned = _take_title(cleaned, guess_title)
     headings = tuple(HeadingNote(b.text, _head(b).level, b.page) for b in cleaned if b.kind == "heading")
     if not headings:
         return Structure(title, tuple(chunk_blocks(cleaned)))
