@@ -19,16 +19,16 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/clauseguard demo
 
-# The bundled suites run against their committed baselines first (exit 1 on any regression of
-# false_auto_determine, citation faithfulness, hallucinated or stale citations, accuracy, gate
-# correctness or search pass rate); the external suite too when ../shared is beside the repo.
+# The bundled suites run against their committed baselines first, each printing its scorecard (exit 1
+# on any regression of false_auto_determine, citation faithfulness, hallucinated or stale citations,
+# accuracy, gate correctness or search pass rate); the external suite too when ../shared is beside the repo.
 MKRAFA := ../shared/external/mkrafa
-EVAL   := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/clauseguard
+EVAL   := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home COLUMNS=110 $(BIN)/clauseguard
 test: $(STAMP) browser
-	$(EVAL) --corpus demo eval evals/demo/search.json --diff --json > /dev/null
-	$(EVAL) --corpus demo eval evals/demo/determinations.json evals/demo/expanded.json --diff --json > /dev/null
+	$(EVAL) --corpus demo eval evals/demo/search.json --diff
+	$(EVAL) --corpus demo eval evals/demo/determinations.json evals/demo/expanded.json --diff
 	@if [ -f $(MKRAFA)/corpus.json ]; then \
-	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(MKRAFA)/seed.json $(MKRAFA)/generated.json --diff --json > /dev/null; \
+	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(MKRAFA)/seed.json $(MKRAFA)/generated.json --diff; \
 	else echo "external suite not found at $(MKRAFA): its baseline check is skipped"; fi
 	$(BIN)/python -m pytest
 

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from clauseguard.corpus.migrations import migrate, refuse_update_delete
 from clauseguard.corpus.model import Corpus
+from clauseguard.decisions import DECISION_MIGRATIONS
 from clauseguard.errors import CorpusError, NotFoundError
 
 AUDIT_MIGRATIONS: Final[list[tuple[str, str]]] = [
@@ -48,6 +49,7 @@ CREATE INDEX assertions_id ON assertions (assertion_id);
         + refuse_update_delete("corpora", "the audit log")
         + refuse_update_delete("assertions", "the audit log"),
     ),
+    *DECISION_MIGRATIONS,  # people's final decisions (clauseguard.decisions), in their own table
 ]
 
 
@@ -165,6 +167,18 @@ class AuditLog:
         if corpus.fingerprint() != fingerprint:
             raise CorpusError(f"the audit log's snapshot of corpus {fingerprint} no longer matches its fingerprint")
         return corpus
+
+    def entries(self, *, limit: int = 50, kind: str | None = None, trace_id: str | None = None) -> list[AuditRecord]:
+        """The latest `limit` records, newest first (of one kind, or of one trace id), for people to read."""
+        clauses = [(c, v) for c, v in (("kind = ?", kind), ("trace_id = ?", trace_id)) if v is not None]
+        where = ("WHERE " + " AND ".join(c for c, _ in clauses)) if clauses else ""
+        columns = ("seq, assertion_id, trace_id, kind, request_redacted, response_redacted, corpus_fingerprint, "
+                   "store_path, settings, recorded_at")
+        query = f"SELECT {columns} FROM assertions {where} ORDER BY seq DESC LIMIT ?"  # noqa: S608 - fixed clauses
+        rows = self._conn.execute(query, (*(v for _, v in clauses), limit)).fetchall()
+        return [AuditRecord(seq=r[0], assertion_id=r[1], trace_id=r[2], kind=r[3], request=json.loads(r[4]),
+                            response=json.loads(r[5]), corpus_fingerprint=r[6], store_path=r[7],
+                            settings=json.loads(r[8]), recorded_at=r[9]) for r in rows]
 
     def count(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM assertions").fetchone()[0])

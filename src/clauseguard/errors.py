@@ -59,8 +59,9 @@ class CriteriaError(ClauseguardError):
 class RequestError(ClauseguardError):
     """A request that is not well-formed as data; names the field and what would be valid."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, location: str = "body") -> None:
         self.field = field
+        self.location = location  # where the field is: body, query, path or header (HTTP's `loc`)
         super().__init__(f"{field}: {message}")
 
 

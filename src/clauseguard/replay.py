@@ -14,9 +14,18 @@ from clauseguard.audit import AuditLog
 from clauseguard.corpus.sources import home_dir, open_snapshot
 from clauseguard.corpus.store import SqliteStore
 from clauseguard.engine import Engine
+from clauseguard.gate import DEFAULT_POLICY, GatePolicy
 from clauseguard.responses import Answer
 
 VOLATILE = ("timings",)
+
+
+def recorded_policy(settings: dict[str, Any]) -> GatePolicy:
+    """The gate policy the answer was made under (absent from the settings: the default)."""
+    found = settings.get("gate_policy")
+    if not found:
+        return DEFAULT_POLICY
+    return GatePolicy(str(found["name"]), tuple(found["automatic_outcomes"]))
 
 
 def cited_ids(response: dict[str, Any]) -> list[str]:
@@ -33,7 +42,8 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         corpus = log.corpus(record.corpus_fingerprint)
     finally:
         log.close()
-    engine = Engine(open_snapshot(corpus, f"corpus of assertion {assertion_id}"), log=False)
+    engine = Engine(open_snapshot(corpus, f"corpus of assertion {assertion_id}"), log=False,
+                    policy=recorded_policy(record.settings))
     again: Answer
     if record.kind == "determination":
         again = engine.determine(record.request)

@@ -8,6 +8,7 @@ it while it holds no document. Opening to read never creates the persistent stor
 from __future__ import annotations
 
 import os
+import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,20 @@ def _build_atomically(target: Path, corpus: Corpus, source: str) -> None:
         raise
 
 
+def _recorded_fingerprint(path: Path) -> str | None:
+    """The fingerprint a store recorded when it was written (its `meta` row), read without rebuilding the
+    corpus; None for a file that is not a readable store (the caller then checks it the slow way)."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return str(row[0]) if row else None
+
+
 def _store_for(corpus: Corpus, store_option: str | None, source: str) -> tuple[SqliteStore, Path]:
     """The store holding exactly `corpus`: the fingerprint cache, or the `--store` file given."""
     fingerprint = corpus.fingerprint()
@@ -80,6 +95,8 @@ def _store_for(corpus: Corpus, store_option: str | None, source: str) -> tuple[S
         else home_dir() / CACHE_DIR / f"{fingerprint.removeprefix('sha256:')}.sqlite"
     )
     if target.exists():
+        if not explicit and _recorded_fingerprint(target) == fingerprint:
+            return SqliteStore(target), target  # the cache holds its name: nothing to rebuild or re-read
         store = SqliteStore(target)
         held = store.fingerprint()
         if held == fingerprint:

@@ -10,20 +10,20 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Final, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Final, Protocol
 
 import typer
-from rich.console import Console
 
-from clauseguard.corpus.export import export_corpus
-from clauseguard.corpus.ingest import IngestOutcome, Progress, build_request, ingest
-from clauseguard.corpus.ingest_report import IngestReport, outcome_data
-from clauseguard.corpus.model import DOCUMENT_KINDS
-from clauseguard.corpus.sources import Opened, open_persistent_store, persistent_store_path
-from clauseguard.corpus.stats import corpus_stats
 from clauseguard.errors import RequestError
+from clauseguard.interfaces.console import out
 
-out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+if TYPE_CHECKING:  # the readers and the store load when a command runs, never for --help
+    from clauseguard.corpus.ingest import IngestOutcome, Progress
+    from clauseguard.corpus.ingest_report import IngestReport
+    from clauseguard.corpus.sources import Opened
+
+# clauseguard.corpus.model.DOCUMENT_KINDS, written out so --help imports no corpus code (a test keeps them equal)
+DOCUMENT_KINDS: Final = ("medical_policy", "policy_terms", "rider", "faq", "schedule_of_benefits")
 
 
 class _GlobalOptions(Protocol):
@@ -90,6 +90,10 @@ def ingest_command(
         raise RequestError(
             "--corpus", "ingest writes into the persistent store; leave --corpus out (--store PATH picks another store file)"
         )
+    from clauseguard.corpus.ingest import build_request, ingest
+    from clauseguard.corpus.ingest_report import outcome_data
+    from clauseguard.corpus.sources import open_persistent_store, persistent_store_path
+
     fields = {
         "document": document, "version": version, "effective_start": effective_start,
         "effective_end": effective_end, "kind": kind, "payer": payer, "payer_name": payer_name, "title": title,
@@ -122,8 +126,10 @@ def _progress(files: tuple[Path, ...], *, quiet: bool) -> Iterator[Progress | No
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.progress import Progress as Bar
 
+    from clauseguard.interfaces.console import stderr_console
+
     with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-             console=Console(stderr=True), transient=True) as bar:
+             console=stderr_console(), transient=True) as bar:
         tasks: dict[str, Any] = {}
         labels = {"read": "reading files", "clauses": "classifying clauses"}
 
@@ -247,6 +253,9 @@ def export_command(
     """Write the corpus (by default the persistent store) out in the interchange format."""
     opened = _options(ctx).opened()
     target = path / "corpus.yaml" if path.is_dir() else path
+    from clauseguard.corpus.export import export_corpus
+    from clauseguard.corpus.stats import corpus_stats
+
     written = export_corpus(opened.corpus, target)
     stats = corpus_stats(opened.corpus)
     if as_json:
