@@ -122,7 +122,9 @@ def test_progress_is_told_per_stage(pdfs: dict[str, Path], store: SqliteStore) -
     seen: list[tuple[str, int, int]] = []
     request = build_request([pdfs["groupterms-harbourline"]], fields(document="GT-2023", kind="policy_terms", codes=()))
     ingest(store, request, dry_run=True, progress=lambda stage, done, total: seen.append((stage, done, total)))
-    assert ("read", 1, 1) in seen and seen[-1][0] == "clauses" and seen[-1][1] == seen[-1][2] > 0
+    assert seen[0] == ("reading groupterms-harbourline.pdf", 0, 1)
+    assert [s for s in seen if s[0] == "pages"] == [("pages", n, 6) for n in range(1, 7)]
+    assert seen[-1][0] == "clauses" and seen[-1][1] == seen[-1][2] > 0
 
 
 def test_cli_dry_run_prints_the_report(capsys: pytest.CaptureFixture[str], pdfs: dict[str, Path]) -> None:

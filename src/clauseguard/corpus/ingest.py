@@ -45,7 +45,7 @@ __all__ = [
     "code_system", "ingest", "ingest_files", "read_sidecar", "read_version", "sidecar_path", "source_of",
 ]
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total): "read" per file, "clauses" per clause
+Progress = Callable[[str, int, int], None]  # (stage, done, total): "reading FILE", "pages" of it, "clauses"
 
 # -- provenance --------------------------------------------------------------------------------------
 
@@ -82,16 +82,15 @@ def read_version(request: IngestRequest, *, title: str = "", progress: Progress 
     for file in request.files:
         if not file.is_file():
             raise CorpusError([Problem(str(file), "", "no such file")])
-    count = len(request.files)
-    done = iter(range(count))
-
-    def reading(_: Path) -> None:
+    def reading(path: Path) -> None:
         if progress is not None:
-            progress("read", next(done), count)
+            progress(f"reading {path.name}", 0, 1)
 
-    read = read_files(request.files, on_file=reading)
-    if progress is not None:
-        progress("read", count, count)
+    def page(done: int, total: int) -> None:
+        if progress is not None:
+            progress("pages", done, total)
+
+    read = read_files(request.files, on_file=reading, on_page=page)
     drafted = structure(read.blocks, guess_title=not read.marks_title)
     if not drafted.clauses:
         raise CorpusError([Problem(

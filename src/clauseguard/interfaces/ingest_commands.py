@@ -113,7 +113,7 @@ def ingest_command(
         render_outcome(outcome, where)
 
 
-_LONG_INGEST: Final = 2_000_000  # bytes of input from which an ingest shows a progress bar
+_LONG_INGEST: Final = 200_000  # bytes of input from which an ingest shows a progress bar (about 100 PDF pages)
 
 
 @contextmanager
@@ -131,12 +131,16 @@ def _progress(files: tuple[Path, ...], *, quiet: bool) -> Iterator[Progress | No
     with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
              console=stderr_console(), transient=True) as bar:
         tasks: dict[str, Any] = {}
-        labels = {"read": "reading files", "clauses": "classifying clauses"}
+        reading = ["reading"]
 
         def advance(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(labels.get(stage, stage), total=total)
-            bar.update(tasks[stage], completed=done, total=total)
+            if stage.startswith("reading "):  # a new file: its pages get a bar of their own
+                reading[0] = stage
+                return
+            key = reading[0] if stage == "pages" else "classifying clauses"
+            if key not in tasks:
+                tasks[key] = bar.add_task(key, total=total)
+            bar.update(tasks[key], completed=done, total=total)
 
         yield advance
 

@@ -6,11 +6,13 @@ Blocks carry text as printed and where it was printed, never a judgement about i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Literal
 
 BlockKind = Literal["heading", "paragraph", "list_item", "joiner", "table"]
+PageProgress = Callable[[int, int], None]  # (pages read, pages in the file): told by readers with pages
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from clauseguard.corpus.readers.blocks import Block, ReadDocument
+from clauseguard.corpus.readers.blocks import Block, PageProgress, ReadDocument
 from clauseguard.corpus.readers.headings import LIST_MARKER, parse_heading
 from clauseguard.errors import CorpusError, Problem
 
@@ -116,7 +116,7 @@ def _body_items(element: Any) -> Iterator[Any]:
             yield from _body_items(child)
 
 
-def read(path: Path) -> ReadDocument:
+def read(path: Path, on_page: PageProgress | None = None) -> ReadDocument:
     """Read a .docx into blocks; CorpusError when it is not a Word document."""
     import docx
     from docx.table import Table

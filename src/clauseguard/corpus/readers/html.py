@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Final
 
-from clauseguard.corpus.readers.blocks import Block, ReadDocument
+from clauseguard.corpus.readers.blocks import Block, PageProgress, ReadDocument
 from clauseguard.errors import CorpusError, Problem
 
 NAME: Final = "html"
@@ -166,7 +166,7 @@ class _Blocks(HTMLParser):
             self._sink().append(data)
 
 
-def read(path: Path) -> ReadDocument:
+def read(path: Path, on_page: PageProgress | None = None) -> ReadDocument:
     """Read an HTML page into blocks (no pages)."""
     try:
         raw = path.read_bytes()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from clauseguard.corpus.readers.blocks import Block, ReadDocument, ReadReport, TableNote
+from clauseguard.corpus.readers.blocks import Block, PageProgress, ReadDocument, ReadReport, TableNote
 from clauseguard.corpus.readers.frontmatter import front_matter
 from clauseguard.corpus.readers.layout import Line, page_lines
 from clauseguard.corpus.readers.markers import clean_glyphs
@@ -154,13 +154,18 @@ def _notes(blocks: Sequence[Block], tables: Sequence[Table]) -> tuple[TableNote,
     return tuple(notes)
 
 
-def read(path: Path) -> ReadDocument:
-    """Read a PDF into blocks, with a report of what was left out."""
+def read(path: Path, on_page: PageProgress | None = None) -> ReadDocument:
+    """Read a PDF into blocks, with a report of what was left out; `on_page` is told of each page read."""
     check_file(path)
     document = _open(path)
     try:
         title = (document.get_metadata_dict().get("Title") or "").strip() or None
-        pages = [_read_page(raw) for raw in read_pages(document)]
+        total = len(document)
+        pages = []
+        for raw in read_pages(document):
+            pages.append(_read_page(raw))
+            if on_page is not None:
+                on_page(raw.number, total)
     finally:
         document.close()
     if not pages:
