@@ -166,3 +166,16 @@ def test_joiners_and_nested_items_stay_in_one_clause_with_their_depths() -> None
     assert first.lists == (("1.", 1), ("a.", 2), ("b.", 2), ("2.", 1)) and first.joiners == ("-OR-", "-AND-")
     assert (first.page, first.page_end, first.page_end_label) == (1, 2, "2")
     assert second.text == "Next criteria block starts here." and second.key == "C1p2"
+
+
+def test_a_running_head_that_changes_with_the_section_is_running_text() -> None:
+    pages = []
+    for n in range(1, 7):
+        section = ("Coverage Rationale", "Applicable Codes", "Revision History")[(n - 1) // 2]
+        lines = [make_line([run(section, 60, 8, baseline=40)], n)]
+        lines += [make_line([run(f"Body line {k} on page {n} says something new", 60, baseline=100 + 14 * k)], n)
+                  for k in range(4)]
+        pages.append((n, 792.0, lines))
+    found = find_running(pages)
+    assert all(found.removed[n] == {0} for n in range(1, 7))
+    assert [text for _, text, _ in found.dropped] == ["Applicable Codes", "Coverage Rationale", "Revision History"]

@@ -1,13 +1,12 @@
-"""Running headers, footers and page numbers: lines in the page margins repeated at the same place
-on many pages (numbers blanked), taken out wherever they fall, mid-sentence included; the number
-printed among them is the page's label ("Page 4 of 12" -> "4", "ii").
+"""Running headers, footers and page numbers: lines set off in the page margins and repeated at the
+same place on two or more pages (numbers blanked), taken out wherever they fall, mid-sentence
+included; the number printed among them is the page's label ("Page 4 of 12" -> "4", "ii").
 
 It removes only what repeats (or is a bare page number); body text is never dropped for its place.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -18,7 +17,6 @@ from clauseguard.corpus.readers.layout import Line
 from clauseguard.corpus.readers.markers import cues
 
 BAND: Final = 0.13  # the top and bottom 13 % of the page: where running text sits
-SHARE: Final = 0.4  # a line repeated on at least this share of the pages (and two) is running
 _BASELINE_SLACK: Final = 4.0  # points: "the same place" on two pages
 _SET_OFF: Final = 1.5  # running text is set off from the body by a gap of this many times its type size
 _LABEL: Final = r"[0-9]{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7}|[A-Z]{1,3}-?[0-9]{1,4}"
@@ -108,13 +106,6 @@ def _varying_labels(where: Sequence[tuple[int, Line]]) -> dict[int, str]:
     return {}
 
 
-def _counts_pages(labels: dict[int, str]) -> bool:
-    """The labels are page numbers: numbers that step with the physical pages."""
-    if len(labels) < 2 or not all(v.isdigit() for v in labels.values()):
-        return False
-    return len({int(v) - page for page, v in labels.items()}) == 1
-
-
 def _clusters(found: Sequence[tuple[int, int, Line]]) -> list[list[tuple[int, int, Line]]]:
     """Lines of one shape in one band grouped by baseline (within a few points)."""
     out: list[list[tuple[int, int, Line]]] = []
@@ -130,39 +121,31 @@ def find_running(pages: Sequence[tuple[int, float, Sequence[Line]]]) -> RunningT
     """Running lines of a document, given (page number, page height, lines) per page."""
     found = RunningText()
     seen: dict[tuple[str, str], list[tuple[int, int, Line]]] = defaultdict(list)
-    with_text = [p for p in pages if p[2]]
-    needed = max(2, math.ceil(SHARE * len(with_text)))
+    numbered: list[int] = []  # pages whose margin holds a bare page number
     for number, height, lines in pages:
         for i, band in sorted(_margin_lines(lines, height).items()):
-            line = lines[i]
-            label = _page_number(line.text)
+            label = _page_number(lines[i].text)
             if label is not None:
                 found.removed.setdefault(number, set()).add(i)
                 found.labels.setdefault(number, label)
-                continue
-            seen[(band, shape(line.text))].append((number, i, line))
-    numbers: dict[str, set[int]] = defaultdict(set)
-    for (band, text_shape), where in sorted(seen.items()):
+                numbered.append(number)
+            else:
+                seen[(band, shape(lines[i].text))].append((number, i, lines[i]))
+    for (band, _), where in sorted(seen.items()):
         for cluster in _clusters(where):
-            pages_with = {p for p, _, _ in cluster}
-            labels = _varying_labels([(p, line) for p, _, line in cluster])
-            if len(pages_with) < 2 or (len(pages_with) < needed and not _counts_pages(labels)):
+            pages_with = sorted({p for p, _, _ in cluster})
+            if len(pages_with) < 2:  # a section's running head repeats on its own pages only: two is enough
                 continue
+            labels = _varying_labels([(p, line) for p, _, line in cluster])
             for page, i, line in cluster:
                 found.removed.setdefault(page, set()).add(i)
-                label = labels.get(page) or (_label_in(line.text) if re.search(r"\d", line.text) else None)
-                if label is not None and (labels or _page_mention(line.text)):
+                label = labels.get(page) or (_label_in(line.text) if _page_mention(line.text) else None)
+                if label is not None:
                     found.labels.setdefault(page, label)
             what = "running header" if band == "top" else "footer"
-            found.dropped.append((what, cluster[0][2].text, tuple(sorted(pages_with))))
-            del text_shape
-    for number, indices in found.removed.items():
-        lines = next(p[2] for p in pages if p[0] == number)
-        for i in indices:
-            if _page_number(lines[i].text) is not None:
-                numbers["page number"].add(number)
-    if numbers["page number"]:
-        found.dropped.append(("page number", "", tuple(sorted(numbers["page number"]))))
+            found.dropped.append((what, cluster[0][2].text, tuple(pages_with)))
+    if numbered:
+        found.dropped.append(("page number", "", tuple(sorted(set(numbered)))))
     return found
 
 
