@@ -86,3 +86,9 @@ def joiner_line(text: str) -> str | None:
     if bare.isupper() or shown != bare:
         return shown
     return None
+
+
+def ends_with_joiner(text: str) -> bool:
+    """An item that ends "...; and" or "..., or," leads into the next one."""
+    words = text.rstrip(" ,;").rsplit(None, 1)
+    return len(words) == 2 and words[1].lower() in cues()["joiners"]

@@ -16,7 +16,7 @@ from typing import Final
 
 from clauseguard.corpus.readers.blocks import Block, BlockKind
 from clauseguard.corpus.readers.layout import Line
-from clauseguard.corpus.readers.markers import joiner_line, normal_marker, text_marker
+from clauseguard.corpus.readers.markers import ends_with_joiner, joiner_line, normal_marker, text_marker
 from clauseguard.corpus.readers.tables import Table
 
 _MAX_HEADING: Final = 150
@@ -212,7 +212,7 @@ class _Builder:
             self.stack.append(x)
         return len(self.stack)
 
-    def _broken(self, line: Line, page: BodyPage) -> bool:
+    def _broken(self, line: Line) -> bool:
         """The line is not directly below the last one: a new page or a new column."""
         prev = self.prev
         return prev is None or prev.page != line.page or line.baseline <= prev.baseline
@@ -240,14 +240,13 @@ class _Builder:
         if found is None:
             return None
         o = self.open
-        after_end = o is None or o.kind in ("heading", "joiner") or bool(
-            _TERMINAL.search(o.text) or re.search(r"(?i)\b(?:and|or),?$", o.text))
+        after_end = o is None or o.kind in ("heading", "joiner") or bool(_TERMINAL.search(o.text)) or ends_with_joiner(o.text)
         if broken or after_end or self._gap(line):
             return found, line.text[len(found):].lstrip()
         return None
 
     def line(self, line: Line, page: BodyPage) -> None:
-        broken = self._broken(line, page)
+        broken = self._broken(line)
         o = self.open
         joiner = joiner_line(line.text)
         if joiner is not None:
