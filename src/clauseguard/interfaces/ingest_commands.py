@@ -224,8 +224,9 @@ def render_report(report: IngestReport) -> None:
     """The ingest report: what was read, what was left out, what to check."""
     lists = f", {_plural(report.list_items, 'list item')}" if report.list_items else ""
     joiners = f", {_plural(report.joiners, 'joiner line')}" if report.joiners else ""
+    pages = f"{_plural(report.pages, 'page')}, " if report.pages else ""
     out.print(
-        f"  read: {_plural(report.pages, 'page')}, {_plural(report.clauses, 'clause')} "
+        f"  read: {pages}{_plural(report.clauses, 'clause')} "
         f"({report.table_clauses} from tables), {_plural(len(report.headings), 'heading')}{lists}{joiners}, "
         f"{_plural(len(report.tables), 'table')}",
         markup=False,
