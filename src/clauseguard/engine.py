@@ -295,7 +295,7 @@ class Engine:
             kind=stored.kind, version=stored.version, effective_start=stored.effective_start.isoformat(),
             effective_end=stored.effective_end.isoformat() if stored.effective_end else None,
             section=stored.section, article=stored.article, page=stored.page, page_label=stored.page_label,
-            text=stored.text,
+            page_end=stored.page_end, page_end_label=stored.page_end_label, text=stored.text,
         ).as_json()
 
     def versions(self, document_id: str) -> dict[str, Any]:

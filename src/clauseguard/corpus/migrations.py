@@ -169,9 +169,17 @@ BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: a version is closed 
 )
 
 # (id, sql), applied in this order; ids are timestamped so their order reads at a glance.
+# A clause or table that runs onto later pages keeps its last page and the label printed there
+# (issue 13).
+_CLAUSE_PAGE_END: Final = """
+ALTER TABLE clauses ADD COLUMN page_end INTEGER;
+ALTER TABLE clauses ADD COLUMN page_end_label TEXT;
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("m001_20250101_initial_schema", _INITIAL_SCHEMA),
     ("m002_20261201_version_seals", _SEALS),
+    ("m003_20261201_clause_page_end", _CLAUSE_PAGE_END),
 ]
 
 

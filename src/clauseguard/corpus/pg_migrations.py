@@ -132,6 +132,8 @@ EXECUTE FUNCTION clauseguard_close_is_recorded();
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("m001_20250101_initial_schema", _INITIAL_SCHEMA),
     ("m002_20261201_version_seals", _SEALS),
+    ("m003_20261201_clause_page_end", "ALTER TABLE clauses ADD COLUMN page_end INTEGER; "
+                                      "ALTER TABLE clauses ADD COLUMN page_end_label TEXT;"),
 ]
 
 AUDIT_MIGRATIONS: Final[list[tuple[str, str]]] = [

@@ -66,6 +66,8 @@ class StoredClause:
     benefit: str | None = None
     coverage_type: str | None = None
     criteria: Any = None
+    page_end: int | None = None
+    page_end_label: str | None = None
     document_codes: tuple[str, ...] = ()  # codes the clause's document governs
     document_plans: tuple[str, ...] = ()  # plans it is limited to (empty: every plan of the payer)
     document_overrides: tuple[str, ...] = ()  # documents a rider overrides
@@ -80,6 +82,7 @@ class StoredClause:
                 "id": self.id, "section": self.section, "text": self.text, "kind": self.kind,
                 "article": self.article, "page": self.page, "page_label": self.page_label,
                 "benefit": self.benefit, "coverage_type": self.coverage_type, "criteria": self.criteria,
+                "page_end": self.page_end, "page_end_label": self.page_end_label,
             }
         )
 
@@ -348,7 +351,7 @@ def stored_clause(db: Db, clause_id: str) -> StoredClause | None:
         version=row[5], effective_start=start, effective_end=_day(row[7]), section=row[8],
         text=row[9], kind=row[10], article=row[11], page=row[12], page_label=row[13], benefit=row[14],
         coverage_type=row[15], criteria=None if row[16] is None else json.loads(row[16]),
-        document_codes=links["document_codes"], document_plans=links["document_plans"],
+        page_end=row[17], page_end_label=row[18], document_codes=links["document_codes"], document_plans=links["document_plans"],
         document_overrides=links["document_overrides"],
     )
 

@@ -69,14 +69,15 @@ def read_corpus_unchecked(db: Db) -> Corpus:
             links[name][doc_id].append(value)
     clauses: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for row in db.rows(
-        "SELECT version_id, id, section, text, kind, article, page, page_label, benefit, coverage_type, criteria "
-        "FROM clauses ORDER BY version_id, position"
+        "SELECT version_id, id, section, text, kind, article, page, page_label, benefit, coverage_type, criteria, "
+        "page_end, page_end_label FROM clauses ORDER BY version_id, position"
     ):
         clauses[row[0]].append(
             {
                 "id": row[1], "section": row[2], "text": row[3], "kind": row[4], "article": row[5],
                 "page": row[6], "page_label": row[7], "benefit": row[8], "coverage_type": row[9],
                 "criteria": None if row[10] is None else json.loads(row[10]),
+                "page_end": row[11], "page_end_label": row[12],
             }
         )
     versions: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -189,8 +190,8 @@ def seal_unsealed(db: Db) -> int:
 
 CLAUSE_QUERY = (
     "SELECT c.id, d.id, d.title, d.kind, d.payer, v.label, v.effective_start, v.effective_end, "
-    "c.section, c.text, c.kind, c.article, c.page, c.page_label, c.benefit, c.coverage_type, c.criteria "
-    "FROM clauses c JOIN versions v ON v.id = c.version_id JOIN documents d ON d.id = v.document_id "
+    "c.section, c.text, c.kind, c.article, c.page, c.page_label, c.benefit, c.coverage_type, c.criteria, "
+    "c.page_end, c.page_end_label FROM clauses c JOIN versions v ON v.id = c.version_id JOIN documents d ON d.id = v.document_id "
     "WHERE c.id = ?"
 )
 LINK_QUERIES = (
@@ -264,10 +265,10 @@ def write_plan(db: Db, plan: AppendPlan, recorded_at: str, where: str) -> None:
         version_id = found[0][0]
         db.many(
             "INSERT INTO clauses (id, version_id, position, section, text, kind, article, page, page_label, "
-            "benefit, coverage_type, criteria) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "benefit, coverage_type, criteria, page_end, page_end_label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (c.id, version_id, position, c.section, c.text, c.kind, c.article, c.page, c.page_label,
-                 c.benefit, c.coverage_type, _criteria_json(c.criteria))
+                 c.benefit, c.coverage_type, _criteria_json(c.criteria), c.page_end, c.page_end_label)
                 for position, c in enumerate(v.clauses)
             ],
         )
