@@ -8,10 +8,10 @@ settings. It never parses transport formats and never renders: interfaces do tha
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from clauseguard import faults
