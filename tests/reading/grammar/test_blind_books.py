@@ -19,9 +19,11 @@ STYLES = ("cms_lcd", "medical_policy", "drug_policy", "group_terms")
 # clauses the reader silently dropped. The drug policy's rate fell 0.476 -> 0.381 later that day when
 # names stopped taking relative clauses ("a patient who has already received ... a biologic other
 # than an IL-23 inhibitor" had compiled as a duration of "of therapy with a biologic"): a wrong
-# tree that counted as compiled is now a refusal.
-FLOORS = {"cms_lcd": (27, 25), "medical_policy": (21, 21), "drug_policy": (21, 17), "group_terms": (27, 21)}
-RATE_FLOORS = {"cms_lcd": 0.23, "medical_policy": 0.10, "drug_policy": 0.38, "group_terms": 0.33}
+# tree that counted as compiled is now a refusal. The group terms' rate fell 0.333 -> 0.278 for the
+# same reason when a clause ("the treatment was prescribed by a physician before the first session")
+# stopped being a condition of that name.
+FLOORS = {"cms_lcd": (26, 19), "medical_policy": (21, 18), "drug_policy": (21, 17), "group_terms": (26, 15)}
+RATE_FLOORS = {"cms_lcd": 0.23, "medical_policy": 0.10, "drug_policy": 0.38, "group_terms": 0.27}
 
 
 @pytest.mark.slow
@@ -50,5 +52,7 @@ def test_real_cms_text_compile_rate_and_trees() -> None:
     rate = compile_rate(REAL, ROOT / "evals" / "real" / "l33822" / "roles.yaml")
     trees = score_expected_trees(REAL, ROOT / "evals" / "real" / "l33822" / "expected_trees.yaml")
     print(f"\nL33822: compile rate {rate}; expected trees {trees}")
-    assert rate["compile_rate"] >= 0.81
-    assert trees["exact"] >= 16 and trees["wrong"] <= 20
+    # 2026-12-01: compile rate 0.818 with 16 exact / 20 wrong trees, then 0.636 with 20 exact / 8 wrong
+    # once names stopped taking clauses ("is", "neither"): the eight lost were wrong trees, now refusals
+    assert rate["compile_rate"] >= 0.63
+    assert trees["exact"] >= 20 and trees["wrong"] <= 8

@@ -101,8 +101,10 @@ class Reader:
         low = fold(raw)
         if len(raw.split()) > MAX_CONCEPT_WORDS or self.vague(low):
             return None
-        if re.search(r"\b(?:who|whom|whose|which)\b|\band (?:a|an|the|at least)\b", low):
-            return None  # "COPD who cannot walk ...", "four trials and a course of ECT": a clause or two things, not a name
+        if re.search(r"\b(?:who|whom|whose|which|neither|is|are|was|were)\b|\band (?:a|an|the|at least)\b", low):
+            # "COPD who cannot walk ...", "four trials and a course of ECT", "neither", "quantities that
+            # exceed the guidelines are provided": a clause, two things or no thing, not a name
+            return None
         if re.search(r"\band\b", low) and re.search(r"\bor\b", low):
             return None  # "COPD or fibrosis and hypoxemia": which binds tighter is not written
         return low

@@ -130,10 +130,9 @@ class ClauseCompiler:
 
     def para(self, span: Span, ctx: _Context, following: ItemList | None) -> bool:
         """The sentences of a paragraph; True when its last statement took the following list."""
-        found = sentences(span.text)
+        found = _at_colon_lines([(span.start + s.start, span.start + s.end) for s in sentences(span.text)], self.text)
         took = False
-        for n, s in enumerate(found):
-            a, b = span.start + s.start, span.start + s.end
+        for n, (a, b) in enumerate(found):
             last = n == len(found) - 1
             changed = self.amendment(a, b)
             if changed:
@@ -303,6 +302,14 @@ class ClauseCompiler:
         approval, period = self.parts.approval(st, ctx.titles)
         self.rules.append(Rule(effect, st.span, subject, all_of(population), all_of(trigger), body,  # type: ignore[arg-type]
                                approval=approval, approval_period=period))  # type: ignore[arg-type]
+        for service, count in self.parts.more:  # "up to 100 test strips and up to 100 lancets every 3 months"
+            if count.comparator == "<=":
+                rest = [n for n in when if not (isinstance(n, Count) and n is when[0])]
+                self.rules.append(Rule("limit", st.span, service, all_of(population), all_of(trigger), all_of([count, *rest])))
+            else:
+                others = [n for n in trigger if not (isinstance(n, Count) and n is trigger[-1])]
+                self.rules.append(Rule(effect, st.span, service, all_of(population), all_of([*others, count]), body))  # type: ignore[arg-type]
+        self.parts.more.clear()
         for n in range(first_cap, len(self.caps)):  # a money cap bounds the statement's own service
             if self.caps[n].subject is None:
                 self.caps[n] = dataclasses.replace(self.caps[n], subject=subject)
@@ -384,6 +391,18 @@ class ClauseCompiler:
             return
         self.notes.append(Note("statement", span))
 
+
+
+def _at_colon_lines(found: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """"... based on the following guidelines:" then a line of its own: the heading and each line after
+    it are sentences apart (a heading's role never takes the rules written under it)."""
+    out: list[tuple[int, int]] = []
+    for a, b in found:
+        for m in re.finditer(r":[ \t]*\n\s*", text[a:b]):
+            out.append((a, a + m.start() + 1))
+            a = a + m.end()
+        out.append((a, b))
+    return out
 
 
 def compile_text(text: str, lexicon: Lexicon) -> Criteria | Refusal:

@@ -57,6 +57,7 @@ class StatementParts:
         self.notes = notes
         self.unread = unread
         self.caps = caps
+        self.more: list[tuple[Service, Count]] = []  # the other items of a subject bounding several
 
     def subject(self, st: Statement, previous: Service | None = None) -> tuple[Service | None, tuple[str, Node] | None]:
         """The service a statement is about, and a quantity its subject states ("up to 100 test strips
@@ -67,6 +68,12 @@ class StatementParts:
             return None, None
         span = st.subject
         limit: tuple[str, Node] | None = None
+        several = self.several_bounded(span) if st.effect in ("covered", "approve") else None
+        if several:
+            # "up to 100 X and up to 100 Y every 3 months are covered": limits; "more than 100 X and more
+            # than 100 Y ... are covered if": the occasion of the rule (as for one item)
+            self.more.extend(several[1:])
+            return several[0][0], ("limit" if several[0][1].comparator == "<=" else "trigger", several[0][1])
         vals = [v for v in values(span.text) if v.per is not None and v.unit in ("", "units")]
         if vals:
             v = vals[0]
@@ -124,6 +131,33 @@ class StatementParts:
         words = SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", span.text)).strip(" ,")
         concept = self.lex.concept_named(words) or fold(words) or "the requested service"
         return Service(self.fresh(), span, concept=concept, codes=codes), limit
+
+    def several_bounded(self, span: Span) -> list[tuple[Service, Count]] | None:
+        """"up to 100 test strips and up to 100 lancets every 3 months": one bound per item, the window
+        written once at the end for all of them (CMS LCD; "up to EUR 45 per session and up to EUR 900
+        per year" is the same shape in money, read after the effect)."""
+        found = [v for v in values(span.text) if v.explicit and v.unit in ("", "units")]
+        if len(found) < 2 or found[-1].per is None or found[-1].per_span is None or any(v.per for v in found[:-1]):
+            return None
+        if span.text[found[-1].per_span[1]:].strip(" ,") or span.text[:found[0].start].strip():
+            return None
+        out: list[tuple[Service, Count]] = []
+        for n, v in enumerate(found):
+            stop = found[n + 1].start if n + 1 < len(found) else found[-1].per_span[0]
+            words = re.sub(r"[\s,;]*(?:\band)?[\s,;]*$", "", span.text[v.end:stop])
+            lead = len(words) - len(words.lstrip())
+            a, b = span.start + v.end + lead, span.start + v.end + len(words)
+            name = fold(self.text[a:b])
+            if not name or len(name.split()) > 4:
+                return None
+            service = Service(self.fresh(), Span(a, b, self.text[a:b]), concept=self.lex.concept_named(name) or name,
+                              codes=codes_of_mention(self.text, a, b))
+            bound = Span(span.start + v.start, b, self.text[span.start + v.start:b])
+            if v.comparator not in ("==", "<=", ">", ">=") or (n and v.comparator != found[0].comparator):
+                return None
+            out.append((service, Count(self.fresh(), bound, item=name, comparator="<=" if v.comparator in ("==", "<=")
+                                       else v.comparator, value=v.value, per=found[-1].per)))  # type: ignore[arg-type]
+        return out
 
     def tenure_below(self, span: Span) -> Node:
         v = next(v for v in values(span.text) if v.unit in ("day", "week", "month", "year"))
