@@ -51,7 +51,11 @@ _MEETS: Final = re.compile(r"\s*\b(?:(?:and|who)\s+)*(?:meets|meet|satisfies|sat
 
 
 _WHERE: Final = re.compile(r"\(?\s*(?:above|below|listed above)\s*\)?|(?:of|in|under)\s+(?:the\s+)?(?:[^,;()]{0,60}?\s)?(?:above|below)"
-                           r"|(?:of|in|under)\s+(?:section|part|article)\s+[A-Z0-9]{1,4}", re.IGNORECASE)
+                           r"|(?:of|in|under)\s+(?:section|part|article)\s+[A-Z0-9]{1,4}"
+                           r"|(?:of|in|under)\s+the\s+[^,;()]{0,60}?\s(?:section|article|policy|indication)\b", re.IGNORECASE)
+
+
+_PERSON: Final = re.compile(r"\s*(?:the\s+|a\s+)?(?:patient|beneficiary|member|insured person|individual|person)\s*", re.IGNORECASE)
 
 
 def _drop_meets(pending: list[Tok]) -> None:
@@ -61,8 +65,8 @@ def _drop_meets(pending: list[Tok]) -> None:
     m = _MEETS.search(last.span.text)
     if m is None:
         return
-    if not last.span.text[:m.start()].strip(" ,"):
-        pending.pop()
+    if not last.span.text[:m.start()].strip(" ,") or _PERSON.fullmatch(last.span.text[:m.start()]):
+        pending.pop()  # "the patient continues to meet criteria i and iv": the reference is all of it
         return
     pending[-1] = Tok(last.type, last.name, Span(last.span.start, last.span.start + m.start(), last.span.text[:m.start()]))
 
@@ -104,6 +108,7 @@ class ConditionReader:
         unread: list[Unread] = []
         i = 0
         pending: list[Tok] = []
+        parts = list(parts)
 
         def flush() -> None:
             if pending:
@@ -121,9 +126,16 @@ class ConditionReader:
                 flush()
                 ref: Node = Ref(tok.span, labels_of(tok.span.text))
                 j = i + 1
-                while j < len(parts) and parts[j].type == "TEXT" and _WHERE.fullmatch(parts[j].span.text):
+                while j < len(parts) and parts[j].type == "TEXT" and (where := _WHERE.match(parts[j].span.text)):
                     # "criteria (A) - (C) of the E0601 indication above", "criteria 1 through 4 of Section I": where they are
-                    ref = Ref(Span(tok.span.start, parts[j].span.end, self.text[tok.span.start:parts[j].span.end]), labels_of(tok.span.text))
+                    rest = parts[j].span.text[where.end():]
+                    if rest.strip() and not re.match(r"\s*,?\s*(?:and|or)\s", rest):
+                        break
+                    end = parts[j].span.start + where.end()
+                    ref = Ref(Span(tok.span.start, end, self.text[tok.span.start:end]), labels_of(tok.span.text))
+                    if rest.strip():
+                        parts[j] = Tok("TEXT", "", Span(end, parts[j].span.end, self.text[end:parts[j].span.end]))
+                        break
                     j += 1
                 if j < len(parts) and parts[j].type == "NOT_MET":
                     ref = Not(ref)

@@ -32,7 +32,8 @@ _LABEL: Final = r"(?:\d{1,2}|[a-z]|[ivx]{1,5})"
 LABELS: Final = (
     rf"\(\s*{_LABEL}\s*\)\s*(?:(?:-|to|through|and|or|,)\s*\(\s*{_LABEL}\s*\)\s*)*"  # (1)-(2), (a) - (c), (1) and (2)
     rf"|\(\s*{_LABEL}\s*(?:(?:-|to|through|,|and|or|,\s*and|,\s*or)\s*{_LABEL}\s*)+\)"  # (1-6), (i, ii, and iii)
-    rf"|(?<=criteria )(?<!\w){_LABEL}\s*(?:-|to|through)\s*{_LABEL}(?!\w)"  # criteria 1-5
+    # criteria 1-5, criteria 1 through 4, criteria i and iv (drug, medical, CMS LCD)
+    rf"|(?<=criteria )(?<!\w){_LABEL}\s*(?:-|to|through|and|or)\s*{_LABEL}(?!\w)"
 )
 
 
