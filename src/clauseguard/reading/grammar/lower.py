@@ -53,6 +53,7 @@ from clauseguard.reading.lexicon import Lexicon
 from clauseguard.reading.roles import heading_role, sentence_role
 from clauseguard.text import fold, sentences
 
+_QUESTION: Final = re.compile(r"^\s*(?:q|question)\s*:", re.IGNORECASE)
 _ANSWER: Final = re.compile(r"^\s*(?:a|answer)\s*:\s*(?:yes|no)\W*$", re.IGNORECASE)
 _PRONOUN: Final = re.compile(r"^\s*(?:the\s+item\(?s?\)?|it|they|these(?:\s+items)?|this\s+item|the\s+items?)\s*$", re.IGNORECASE)
 # what names a requirement of another document: a rider's amendment names one of these
@@ -139,6 +140,9 @@ class ClauseCompiler:
                 self.sentence_roles.append(None)
                 continue
             role = sentence_role(self.text[a:b])
+            if role == "administrative" and not _QUESTION.match(self.text[a:b]) and any(
+                    st.effect in ("covered", "approve") and st.conditions for st in statements(self.text, a, b) or ()):
+                role = None  # "X is covered only if ... before the written order ...": a rule, whatever else it names
             if role is None and self.sentence_roles and _ANSWER.match(self.text[a:b]):
                 role = self.sentence_roles[-1]  # "Q: Can I fax ...? A: No.": the answer is what its question is
             if not self.sentence_roles:
