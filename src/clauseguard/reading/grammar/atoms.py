@@ -12,15 +12,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from functools import cache, lru_cache
-from importlib import resources
-from typing import Any, Final
-
-import yaml
+from typing import Final
 
 from clauseguard.corpus.criteria import (
     Age,
-    AllOf,
     Amount,
     AnyOf,
     Atom,
@@ -36,10 +31,13 @@ from clauseguard.corpus.criteria import (
     Service,
     Span,
     Tenure,
-    Treatment,
 )
-from clauseguard.reading.grammar.phrases import _compile
+from clauseguard.reading.grammar.atomdata import data as data
+from clauseguard.reading.grammar.atomdata import list_items as _list_items
+from clauseguard.reading.grammar.atomdata import rx as _rx
+from clauseguard.reading.grammar.atomdata import section as _section
 from clauseguard.reading.grammar.result import Unread
+from clauseguard.reading.grammar.therapies import TherapyReader
 from clauseguard.reading.grammar.values import Value, constant, values
 from clauseguard.reading.lexicon import Lexicon
 from clauseguard.text import fold
@@ -49,25 +47,6 @@ MAX_STATEMENT_WORDS: Final = 45  # what a clinician must state or a record docum
 _ARTICLES: Final = re.compile(r"^(?:the|a|an|any|his|her|their|its)\s+", re.IGNORECASE)
 _CODE: Final = re.compile(r"(?<![\w.-])([A-Z]\d{4}|\d{4}[A-Z0-9]|[A-Z]\d{2}(?:\.[A-Z0-9]{1,4})?)(?![\w])")
 _AFTER_COURSE: Final = re.compile(r"\b(?:after|despite|following)\s*$", re.IGNORECASE)
-_EG: Final = re.compile(r"\(\s*(?:e\.g\.|eg\.|e\.g|for example|such as|including)[,:]?\s*(?P<list>[^()]*)\)", re.IGNORECASE)
-
-
-@lru_cache(maxsize=1)
-def data() -> dict[str, Any]:
-    raw = (resources.files("clauseguard") / "data" / "grammar" / "atoms.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(raw)
-
-
-@cache
-def _rx(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{_compile(p)})" for p in patterns))
-
-
-def _section(*path: str) -> tuple[str, ...]:
-    node: Any = data()
-    for key in path:
-        node = node[key]
-    return tuple(str(p) for p in node)
 
 
 class Reader:
@@ -78,6 +57,7 @@ class Reader:
         self.folded = fold(text)
         self.lex = lexicon
         self.fresh = fresh
+        self.therapies = TherapyReader(self)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -138,8 +118,8 @@ class Reader:
         if not span.text:
             return Unread(span, "an empty criterion")
         a = self._past_setting(span.start, span.end)
-        for reader in (self.prescriber, self.event, self.documentation, self.therapy, self.passive_therapy,
-                       self.valued, self.code, self.condition):
+        for reader in (self.prescriber, self.event, self.documentation, self.therapies.therapy,
+                       self.therapies.passive_therapy, self.valued, self.code, self.condition):
             found = reader(a if reader not in (self.event,) else span.start, span.end)
             if found is not None:
                 return dataclasses.replace(found, span=span) if isinstance(found, Atom) else found
@@ -228,102 +208,6 @@ class Reader:
             item = self.name(self._person_end(a, m.start()), m.start())
             return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
         return None
-
-    def passive_therapy(self, a: int, b: int) -> Node | None:
-        """"Oral and transdermal opioids have failed to relieve the pain", "a corticosteroid is
-        contraindicated": the therapy named before what happened to it."""
-        for status in ("failed", "intolerant", "contraindicated", "treated"):
-            m = _rx(_section("treatment", f"passive_{status}")).search(self.folded, a, b)
-            if m is None or m.start() - a < 3:
-                continue
-            if self._person_end(a, m.start()) != a:
-                continue
-            timed = self._timed_therapy(a, m.start(), status)
-            if timed is not None:
-                return timed
-            name = self.name(a, m.start(), None)
-            if name is None or values(self.text[a:m.start()]):
-                continue
-            return Treatment(self.fresh(), self.span(a, b), therapy=name, statuses=(status,))  # type: ignore[arg-type]
-        return None
-
-    def _timed_therapy(self, a: int, b: int, status: str) -> Node | None:
-        """"At least six months of conservative therapy, including systemic opioids, have failed":
-        a course of a therapy for a time, and what it included, failed."""
-        vals = values(self.text[a:b])
-        if len(vals) != 1 or vals[0].unit not in ("day", "week", "month", "year") or vals[0].start > 3 or status != "failed":
-            return None
-        v = vals[0]
-        rest = re.sub(r"^\s*(?:of|with)\s+", "", self.text[a + v.end:b])
-        rest_a = b - len(rest)
-        including = re.search(r",?\s*(?:including|such as|e\.g\.,?)\s+", rest)
-        name = self.name(rest_a, rest_a + (including.start() if including else len(rest.rstrip(" ,"))), None)
-        if name is None:
-            return None
-        course = Duration(self.fresh(), self.span(a, b), therapy=name, comparator=v.comparator,  # type: ignore[arg-type]
-                          value=v.value, unit=v.unit, outcome="inadequate response")  # type: ignore[arg-type]
-        if including is None:
-            return course
-        listed = rest[including.end():].rstrip(" ,")
-        examples = self.name(rest_a + including.end(), rest_a + including.end() + len(listed), None)
-        if examples is None:
-            return None
-        return AllOf((course, Treatment(self.fresh(), self.span(rest_a + including.end(), rest_a + including.end() + len(listed)),
-                                        therapy=examples, statuses=("failed",))))
-
-    def therapy(self, a: int, b: int) -> Node | None:
-        start = self._person_end(a, b)
-        best: tuple[int, int, str] | None = None
-        for status in ("failed", "intolerant", "contraindicated", "treated"):
-            m = _rx(_section("treatment", status)).search(self.folded, start, b)
-            if m is not None and m.start() - start <= 12 and (best is None or m.start() < best[0]):
-                best = (m.start(), m.end(), status)
-        if best is None:
-            return None
-        statuses = [best[2]]
-        tail_start = best[1]
-        # "tried and failed, or is intolerant of, X": further statuses joined to the first
-        for status in ("failed", "intolerant", "contraindicated"):
-            m = _rx(_section("treatment", status)).search(self.folded, tail_start, b)
-            if m is not None and status not in statuses and re.fullmatch(r"[\s,]*(?:or|and|and/or)?[\s,]*", self.folded[tail_start:m.start()]):
-                statuses.append(status)
-                tail_start = m.end()
-        if "treated" in statuses and len(statuses) > 1:
-            statuses.remove("treated")
-        body_a, body_b = tail_start, b
-        examples: tuple[str, ...] = ()
-        eg = _EG.search(self.text, body_a, body_b)
-        if eg is not None:
-            examples = tuple(fold(x) for x in _list_items(eg.group("list")) if x)
-        vals = [v for v in values(self.text[body_a:body_b])]
-        count = 1
-        durations: list[Value] = []
-        for v in vals:
-            if v.unit in ("day", "week", "month", "year"):
-                durations.append(v)
-            elif not v.unit and v.comparator in (">=", "==") and count == 1:
-                count = int(v.value)
-        therapy_a = body_a
-        counted = next((v for v in vals if not v.unit), None)
-        if counted is not None and counted.start < 30:
-            therapy_a = body_a + counted.end
-        therapy_b = body_b
-        for cut in (eg.start() if eg else None, *(body_a + v.start for v in durations)):
-            if cut is not None and therapy_a < cut < therapy_b:
-                therapy_b = cut
-        therapy_text = re.sub(r"\s+(?:for|of|over)\s*$", "", self.text[therapy_a:therapy_b])
-        therapy_text = re.split(r"\s+(?:for|with an?|at)\s+", therapy_text)[0]
-        name = self.name(therapy_a, therapy_a + len(therapy_text), None)
-        if name is None:
-            return None
-        atoms: list[Node] = [Treatment(self.fresh(), self.span(a, b), therapy=name,
-                                       statuses=tuple(statuses), count=max(count, 1), examples=examples)]  # type: ignore[arg-type]
-        for d in durations:
-            if d.comparator in (">=", ">"):
-                atoms.append(Duration(self.fresh(), self.span(body_a + d.start, body_a + d.end), therapy=name,
-                                      comparator=d.comparator, value=d.value, unit=d.unit,  # type: ignore[arg-type]
-                                      outcome="inadequate response" if "failed" in statuses else None))
-        return atoms[0] if len(atoms) == 1 else AllOf(tuple(atoms))
 
     def valued(self, a: int, b: int) -> Node | None:
         const = constant(self.text[a:b])
@@ -459,10 +343,3 @@ def _range(levels: list[str]) -> list[str]:
         return levels
     i, j = order.index(levels[0]), order.index(levels[-1])
     return order[min(i, j):max(i, j) + 1]
-
-
-def _list_items(text: str) -> list[str]:
-    """"A, B, or C" -> [A, B, C] (brackets kept whole)."""
-    text = re.sub(r"\([^()]*\)", lambda m: m.group(0).replace(",", "\0"), text)
-    parts = re.split(r",\s*(?:and/or\s+|or\s+|and\s+)?|\s+(?:and/or|or|and)\s+", text.strip(" .;:"))
-    return [p.replace("\0", ",").strip() for p in parts if p and p.strip()]

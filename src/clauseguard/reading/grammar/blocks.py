@@ -233,3 +233,15 @@ def blocks(text: str) -> list[Block]:
     """The clause's layout, every span quoting `text`."""
     tree = _parser().parse(text)
     return _Lower(text).transform(tree)
+
+
+def at_colon_lines(found: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """"... based on the following guidelines:" then a line of its own: the heading and each line after
+    it are sentences apart (a heading's role never takes the rules written under it)."""
+    out: list[tuple[int, int]] = []
+    for a, b in found:
+        for m in re.finditer(r":[ \t]*\n\s*", text[a:b]):
+            out.append((a, a + m.start() + 1))
+            a = a + m.end()
+        out.append((a, b))
+    return out

@@ -16,25 +16,21 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from clauseguard.corpus.criteria import (
-    AllOf,
     Amendment,
     AnyOf,
     Count,
     Criteria,
     Node,
-    Not,
     Note,
     Rule,
     Span,
-    Tenure,
     Waiver,
-    iter_atoms,
     renumber,
     with_mark,
 )
 from clauseguard.reading.grammar.amendments import AmendmentReader
 from clauseguard.reading.grammar.atoms import Reader
-from clauseguard.reading.grammar.blocks import Item, ItemList, Para, blocks
+from clauseguard.reading.grammar.blocks import Item, ItemList, Para, at_colon_lines, blocks
 from clauseguard.reading.grammar.conditions import ConditionReader, labels_of, quantified
 from clauseguard.reading.grammar.parts import StatementParts
 from clauseguard.reading.grammar.phrases import phrases
@@ -45,6 +41,7 @@ from clauseguard.reading.grammar.trees import (
     diagnoses_first,
     first_list,
     leading_diagnosis,
+    lifted,
     marked_atoms,
     walk_refs,
 )
@@ -53,6 +50,7 @@ from clauseguard.reading.lexicon import Lexicon
 from clauseguard.reading.roles import heading_role, sentence_role
 from clauseguard.text import fold, sentences
 
+_LISTED: Final = re.compile(r"^\s*the\s+following(?:\s+(?:services|items|procedures|treatments|devices|drugs|indications))?\s*$", re.IGNORECASE)
 _QUESTION: Final = re.compile(r"^\s*(?:q|question)\s*:", re.IGNORECASE)
 _ANSWER: Final = re.compile(r"^\s*(?:a|answer)\s*:\s*(?:yes|no)\W*$", re.IGNORECASE)
 _PRONOUN: Final = re.compile(r"^\s*(?:the\s+item\(?s?\)?|it|they|these(?:\s+items)?|this\s+item|the\s+items?)\s*$", re.IGNORECASE)
@@ -88,14 +86,6 @@ class ClauseCompiler:
         self.folded = fold(text)
         self.parts = StatementParts(text, lexicon, self.atoms, self.conditions, self.fresh, self.notes, self.unread, self.caps)
 
-    def lift(self, rule: Rule) -> Rule:
-        """A waiting-period rule with the clause's "no waiting period applies where X" as NOT X."""
-        if rule.effect != "not_covered" or not any(isinstance(a, Tenure) for a in iter_atoms(rule.trigger)):
-            return rule
-        nots: list[Node] = [Not(n) for n in self.lifts]
-        parts = [rule.trigger, *nots] if rule.trigger is not None else nots
-        return dataclasses.replace(rule, trigger=AllOf(tuple(parts)))  # type: ignore[arg-type]
-
     def fresh(self) -> str:
         self.counter += 1
         return f"a{self.counter}"
@@ -103,7 +93,7 @@ class ClauseCompiler:
     def run(self) -> Criteria | Refusal:
         self.walk(blocks(self.text), _Context())
         if self.lifts:
-            self.rules = [self.lift(r) for r in self.rules]
+            self.rules = [lifted(r, self.lifts) for r in self.rules]
         criteria = Criteria(tuple(self.rules + self.caps), amendments=tuple(self.amendments), notes=tuple(self.notes),
                             referenced=tuple(self.referenced))
         if self.unread:
@@ -131,7 +121,7 @@ class ClauseCompiler:
 
     def para(self, span: Span, ctx: _Context, following: ItemList | None) -> bool:
         """The sentences of a paragraph; True when its last statement took the following list."""
-        found = _at_colon_lines([(span.start + s.start, span.start + s.end) for s in sentences(span.text)], self.text)
+        found = at_colon_lines([(span.start + s.start, span.start + s.end) for s in sentences(span.text)], self.text)
         took = False
         for n, (a, b) in enumerate(found):
             last = n == len(found) - 1
@@ -228,6 +218,10 @@ class ClauseCompiler:
         if scope is not None and (st.subject is None or _PRONOUN.match(st.subject.text)):
             # "For all glucose monitors and supplies, if ..., the item(s) will be denied"
             st.subject = scope.parts[1].span
+        if items is not None and st.subject is not None and _LISTED.match(st.subject.text) and not st.conditions:
+            # "The following are considered investigational: a. X for Y; b. Z": one rule per listed service
+            self.rules.extend(self.parts.listed(st, items.items, effect))
+            return
         subject, limit = self.parts.subject(st, next((r.subject for r in reversed(self.rules) if r.subject is not None), None))
         population: list[Node] = []
         when: list[Node] = []
@@ -395,18 +389,6 @@ class ClauseCompiler:
             return
         self.notes.append(Note("statement", span))
 
-
-
-def _at_colon_lines(found: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
-    """"... based on the following guidelines:" then a line of its own: the heading and each line after
-    it are sentences apart (a heading's role never takes the rules written under it)."""
-    out: list[tuple[int, int]] = []
-    for a, b in found:
-        for m in re.finditer(r":[ \t]*\n\s*", text[a:b]):
-            out.append((a, a + m.start() + 1))
-            a = a + m.end()
-        out.append((a, b))
-    return out
 
 
 def compile_text(text: str, lexicon: Lexicon) -> Criteria | Refusal:

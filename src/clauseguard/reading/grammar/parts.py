@@ -28,6 +28,7 @@ from clauseguard.corpus.criteria import (
     Waiver,
 )
 from clauseguard.reading.grammar.atoms import Reader
+from clauseguard.reading.grammar.blocks import Item
 from clauseguard.reading.grammar.conditions import ConditionReader
 from clauseguard.reading.grammar.mentions import codes_of_mention
 from clauseguard.reading.grammar.phrases import phrases
@@ -159,6 +160,28 @@ class StatementParts:
                                        else v.comparator, value=v.value, per=found[-1].per)))  # type: ignore[arg-type]
         return out
 
+    def listed(self, st: Statement, items: list[Item], effect: str) -> list[Rule]:
+        """One rule per item of a list the statement's subject points at ("The following are considered
+        investigational: a. Dorsal root ganglion stimulation for pain outside the lower limbs; ..."):
+        each item names a service, and what its own words qualify it by (medical, drug policy)."""
+        rules: list[Rule] = []
+        for item in items:
+            if item.children:
+                self.unread.append(Unread(item.text, "a listed service with a list of its own"))
+                continue
+            text = item.text.text.rstrip(" .;,")
+            text = re.sub(r"[;,]?\s*\b(?:and|or)$", "", text).rstrip(" .;,")
+            own = Statement(st.effect, st.span, Span(item.text.start, item.text.start + len(text), text))
+            subject, qualifier = self.subject(own)
+            population = trigger = None
+            if qualifier is not None and qualifier[0] in ("population", "trigger"):
+                population, trigger = (qualifier[1], None) if qualifier[0] == "population" else (None, qualifier[1])
+            elif qualifier is not None:
+                self.unread.append(Unread(item.text, "a listed service with a bound the reader does not place"))
+                continue
+            rules.append(Rule(effect, st.span, subject, population, trigger, None))  # type: ignore[arg-type]
+        return rules
+
     def tenure_below(self, span: Span) -> Node:
         v = next(v for v in values(span.text) if v.unit in ("day", "week", "month", "year"))
         return Tenure(self.fresh(), span, comparator="<", value=v.value, unit=v.unit)  # type: ignore[arg-type]
@@ -194,7 +217,7 @@ class StatementParts:
             self.unread.append(Unread(span, "a service described with words that qualify it, not read"))
             return span, None
         node: Node = Not(got.node) if name == "without" else got.node
-        kind = "trigger" if st.effect in ("not_covered", "withheld") else "population"
+        kind = "trigger" if st.effect in ("not_covered", "withheld") and name != "for" else "population"
         head = Span(span.start, span.start + start, self.text[span.start:span.start + start].rstrip(" ,"))
         return head, (kind, node)
 

@@ -6,7 +6,18 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from clauseguard.corpus.criteria import AllOf, AnyOf, Atom, Condition, Node, Ref, Rule, iter_atoms
+from clauseguard.corpus.criteria import (
+    AllOf,
+    AnyOf,
+    Atom,
+    Condition,
+    Node,
+    Not,
+    Ref,
+    Rule,
+    Tenure,
+    iter_atoms,
+)
 from clauseguard.reading.grammar.blocks import ItemList, Para
 from clauseguard.text import fold
 
@@ -98,3 +109,11 @@ def diagnoses_first(population: list[Node]) -> tuple[list[Node], list[Node]]:
         return population, []
     return [all_of(names)], rest  # type: ignore[list-item]
 
+
+def lifted(rule: Rule, lifts: list[Node]) -> Rule:
+    """A waiting-period rule with the clause's "no waiting period applies where X" as NOT X."""
+    if rule.effect != "not_covered" or not any(isinstance(a, Tenure) for a in iter_atoms(rule.trigger)):
+        return rule
+    nots: list[Node] = [Not(n) for n in lifts]
+    parts = [rule.trigger, *nots] if rule.trigger is not None else nots
+    return dataclasses.replace(rule, trigger=AllOf(tuple(parts)))  # type: ignore[arg-type]
