@@ -130,8 +130,9 @@ class ClauseCompiler:
                 self.sentence_roles.append(None)
                 continue
             role = sentence_role(self.text[a:b])
-            if role == "administrative" and not _QUESTION.match(self.text[a:b]) and any(
-                    st.effect in ("covered", "approve") and st.conditions for st in statements(self.text, a, b) or ()):
+            if role == "administrative" and not _QUESTION.match(self.text[a:b]) and (any(
+                    st.effect in ("covered", "approve") and st.conditions for st in statements(self.text, a, b) or ())
+                    or any(t.type == "WITHHELD" for t in tag(self.text, a, b))):
                 role = None  # "X is covered only if ... before the written order ...": a rule, whatever else it names
             if role is None and self.sentence_roles and _ANSWER.match(self.text[a:b]):
                 role = self.sentence_roles[-1]  # "Q: Can I fax ...? A: No.": the answer is what its question is
@@ -191,6 +192,10 @@ class ClauseCompiler:
         low = self.folded[a:b]
         if "in which case" in low or not _AMENDS.search(self.text[a:b]):
             return False
+        toks = tag(self.text, a, b)
+        if len(toks) > 1 and toks[0].type == "TEXT" and not _PRONOUN.match(toks[0].span.text) and \
+                toks[1].type in ("COVERED", "DENIED", "WITHHELD", "LIMITED"):
+            return False  # "X is covered after ...; this requirement does not apply to ...": its own rule, not a rider's change
         found = self.amender.read(a, b)
         if found is None:
             return False
