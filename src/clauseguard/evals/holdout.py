@@ -120,7 +120,7 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 _SEARCH_PROBLEMS: Final = ("status", "applicable_version", "action", "missing from sources", "must-exclude in sources",
-                            "answer does not give the reason", "wrong value")
+                            "answer does not give the reason", "wrong value", "value missing")
 
 
 def _search_problem(failure: str) -> str:

@@ -1,0 +1,270 @@
+"""The values a clause states, each with what it is for: (item, value, unit, period, condition).
+
+"Reimbursed at 70% ... up to EUR 1,500 per contract year, after six months" is three values; "raised
+from twenty (20) to thirty (30) visits" is one (the old figure is not a value of the clause). Each
+value keeps the piece of text (sentence or list item) it is stated in, the words around it (what it
+is for), and the condition of its sentence: an age ("for insured persons under 16"), an occasion
+("only when made necessary by an accident"), or a condition of payment ("with prior authorization").
+Cue words are data (`data/search/cues.yaml`); it never decides which value answers a question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Final, Literal
+
+import yaml
+
+from clauseguard import text as toolkit
+
+ValueKind = Literal["amount", "rate", "duration", "count"]
+ConditionKind = Literal["age", "occasion", "procedural"]
+
+_WORD_NUMBERS: Final = {
+    w: i for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+     "hundred": 100, "a hundred": 100, "one hundred": 100}
+_TENS: Final = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_WORD: Final = (rf"(?:{_TENS}[- ](?:one|two|three|four|five|six|seven|eight|nine)|{_TENS}|(?:one |a )?hundred|"
+                r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+                r"one|two|three|four|five|six|seven|eight|nine|ten)")
+_DIGITS: Final = r"\d[\d,]*(?:\.\d+)?"
+# a number as written: digits, a word, or a word with its digits in brackets ("twelve (12)")
+_NUM: Final = rf"(?P<num>{_DIGITS}|{_WORD}(?:\s*\(\s*\d+\s*\))?)"
+_CURRENCY: Final = {"€": "EUR", "£": "GBP", "$": "USD", "eur": "EUR", "gbp": "GBP", "usd": "USD", "chf": "CHF",
+                    "euro": "EUR", "euros": "EUR", "pounds": "GBP", "dollars": "USD"}
+_AMOUNT: Final = re.compile(
+    rf"(?:(?P<sym>[€£$])\s?|\b(?P<code>EUR|GBP|USD|CHF)\s?){_NUM}"
+    rf"|\b{_NUM.replace('num', 'num2')}\s?(?P<word>EUR|GBP|USD|CHF|euros?|pounds|dollars)\b",
+    re.IGNORECASE,
+)
+_RATE: Final = re.compile(rf"\b{_NUM}\s?(?:%|per ?cent\b|percent\b)", re.IGNORECASE)
+_TIME: Final = r"(?P<unit>hour|day|week|month|year)s?"
+_DURATION: Final = re.compile(
+    rf"\b{_NUM}(?:[\s-]+(?:calendar|consecutive|full|working|business|contract))?[\s-]+{_TIME}\b", re.IGNORECASE
+)
+_STOP_NOUN: Final = frozenset(
+    "per a an the of in for to from on at by with within every each during and or is are be may will which that "
+    "who whose than as under over after before".split()
+)
+_COUNT: Final = re.compile(
+    rf"\b{_NUM}\s+(?P<noun>(?:[a-z][a-z-]*\s+){{0,3}}[a-z][a-z-]*)", re.IGNORECASE
+)
+_TIMES: Final = re.compile(r"\b(?P<num>once|twice)\b", re.IGNORECASE)
+_PERIOD: Final = re.compile(
+    r"\b(?:per|a|each|every|in\s+(?:a|any|the|each))\s+(?:(?:member|insured\s+person|beneficiary|person|patient)\s+per\s+)?"
+    r"(?:\d+|[a-z]+(?:\s*\(\d+\))?)?[\s-]*(?:calendar|contract|policy|benefit|plan|rolling)?\s*"
+    r"(?:-?month|year|week|day|night|visit|session|stay|eye|accident|hour|lifetime)s?(?:\s+period)?\b",
+    re.IGNORECASE,
+)
+_SUPERSEDED: Final = re.compile(r"\bfrom\s*$", re.IGNORECASE)  # "raised from <old> to <new>"
+_AGE: Final = re.compile(
+    r"(?P<under>under|below|younger\s+than|less\s+than)\s+(?:the\s+age\s+of\s+)?(?P<n1>\d+)"
+    r"|(?P<n2>\d+)\s+(?:years?\s+(?:of\s+age|old)\s+)?(?P<over>or\s+(?:older|over|more))"
+    r"|(?:reached|attained)\s+the\s+age\s+of\s+(?P<n3>\d+)|(?:over|older\s+than)\s+(?:the\s+age\s+of\s+)?(?P<n4>\d+)"
+    r"|aged\s+between\s+(?P<lo>\d+)\s+and\s+(?P<hi>\d+)",
+    re.IGNORECASE,
+)
+_AGE_CONTEXT: Final = re.compile(r"\b(?:age|aged|years?\s+of\s+age|years?\s+old|year-old)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """The circumstance a statement is restricted to, as written."""
+
+    kind: ConditionKind
+    text: str  # verbatim
+    low: float | None = None  # an age condition's bounds (inclusive)
+    high: float | None = None
+    restrictive: bool = False  # "only when ...": the statement denies every other case
+
+
+@dataclass(frozen=True)
+class Stated:
+    """One value of a clause: what kind, how much, the words it is for, and where it is written."""
+
+    kind: ValueKind
+    number: float
+    value: str  # normalised: "EUR 1,500", "70%", "6 months", "30 visits"
+    unit: str  # currency, "percent", time unit, or the counted noun
+    period: str | None
+    piece: str  # the sentence or list item that states it, verbatim
+    context: str  # the stretch of the piece around it (between commas, semicolons and "and"), for its item
+    condition: Condition | None
+
+
+@lru_cache(maxsize=1)
+def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]]:
+    raw = yaml.safe_load((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
+    out: dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]] = {}
+    for key in ("denies", "grants", "procedural", "occasions"):
+        out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
+    out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
+    out["circumstances"] = frozenset(str(raw["circumstances"]).split())
+    return out
+
+
+def _patterns(key: str) -> list[re.Pattern[str]]:
+    found = cues()[key]
+    assert isinstance(found, list)
+    return found
+
+
+def circumstance_words() -> frozenset[str]:
+    found = cues()["circumstances"]
+    assert isinstance(found, frozenset)
+    return found
+
+
+def number_of(text: str) -> float | None:
+    """A number as written: "1,500", "twelve (12)", "twenty-four", "once"."""
+    low = " ".join(text.casefold().split())
+    if m := re.search(r"\((\d+)\)", low):
+        return float(m.group(1))
+    if re.fullmatch(_DIGITS, low):
+        return float(low.replace(",", ""))
+    if low in ("once", "twice"):
+        return 1.0 if low == "once" else 2.0
+    parts = re.split(r"[- ]", low)
+    if len(parts) == 2 and parts[0] in _WORD_NUMBERS and parts[1] in _WORD_NUMBERS and parts[0] != "a":
+        return float(_WORD_NUMBERS[parts[0]] + _WORD_NUMBERS[parts[1]])
+    return float(_WORD_NUMBERS[low]) if low in _WORD_NUMBERS else None
+
+
+def _fmt(n: float) -> str:
+    return f"{n:,.0f}" if n == int(n) else f"{n:,.2f}".rstrip("0").rstrip(".")
+
+
+def denies(text: str) -> bool:
+    return any(p.search(text) for p in _patterns("denies"))
+
+
+def grants(text: str) -> bool:
+    return any(p.search(text) for p in _patterns("grants"))
+
+
+def restricts(text: str) -> bool:
+    pattern = cues()["restricts"]
+    assert isinstance(pattern, re.Pattern)
+    return bool(pattern.search(text))
+
+
+def condition_of(piece: str) -> Condition | None:
+    """The condition a sentence states, the most decisive first: an age, an occasion, a condition of payment."""
+    if _AGE_CONTEXT.search(piece) and (m := _AGE.search(piece)):
+        if m.group("under"):
+            low, high = None, float(m.group("n1")) - 1e-9
+        elif m.group("lo"):
+            low, high = float(m.group("lo")), float(m.group("hi"))
+        else:
+            low, high = float(m.group("n2") or m.group("n3") or m.group("n4")), None
+            if m.group("n4"):
+                low += 1e-9
+        return Condition("age", m.group(0), low, high, restricts(piece))
+    for p in _patterns("occasions"):
+        if m := p.search(piece):
+            return Condition("occasion", m.group(0), restrictive=restricts(piece))
+    for p in _patterns("procedural"):
+        if m := p.search(piece):
+            return Condition("procedural", m.group(0), restrictive=restricts(piece))
+    return None
+
+
+_CONTEXT_CUT: Final = re.compile(r"[,;:]|\band\b|\bor\b|\bnor\b|\bwhile\b|\bbut\b", re.IGNORECASE)
+
+
+def _context(piece: str, start: int, end: int) -> str:
+    """The words of the piece between the nearest cuts before and after a value (its item's words)."""
+    cuts = [m.start() for m in _CONTEXT_CUT.finditer(piece)]
+    before = max((c for c in cuts if c < start), default=0)
+    after = min((c for c in cuts if c >= end), default=len(piece))
+    # a value at the very start of its stretch belongs with the words before it ("..., EUR 60 per night")
+    if not piece[before:start].strip(" ,;:") and before > 0:
+        before = max((c for c in cuts if c < before), default=0)
+    return piece[before:after]
+
+
+def _period(piece: str, end: int) -> str | None:
+    m = _PERIOD.match(piece, end) or _PERIOD.search(piece[end:end + 60])
+    return " ".join(m.group(0).split()) if m else None
+
+
+def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
+    """(start, end, kind, number, value, unit) for each value in a piece, first mention wins an overlap."""
+    found: list[tuple[int, int, ValueKind, float, str, str]] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(s: int, e: int) -> bool:
+        return all(e <= a or s >= b for a, b in taken)
+
+    for m in _AMOUNT.finditer(piece):
+        n = number_of(m.group("num") or m.group("num2") or "")
+        cur = m.group("sym") or m.group("code") or m.group("word") or ""
+        if n is not None and free(m.start(), m.end()):
+            code = _CURRENCY.get(cur.casefold(), cur.upper())
+            found.append((m.start(), m.end(), "amount", n, f"{code} {_fmt(n)}", code))
+            taken.append((m.start(), m.end()))
+    for m in _RATE.finditer(piece):
+        n = number_of(m.group("num"))
+        if n is not None and free(m.start(), m.end()):
+            found.append((m.start(), m.end(), "rate", n, f"{_fmt(n)}%", "percent"))
+            taken.append((m.start(), m.end()))
+    for m in _DURATION.finditer(piece):
+        n = number_of(m.group("num"))
+        unit = m.group("unit").casefold()
+        if n is not None and free(m.start(), m.end()) and not _AGE_CONTEXT.match(piece, m.end() + 1):
+            found.append((m.start(), m.end(), "duration", n, f"{_fmt(n)} {unit}{'s' if n != 1 else ''}", unit))
+            taken.append((m.start(), m.end()))
+    for m in _COUNT.finditer(piece):
+        n = number_of(m.group("num"))
+        words = m.group("noun").split()
+        noun = next((w for w in words if w.casefold() in _STOP_NOUN), None)
+        kept = words[: words.index(noun)] if noun else words
+        if n is None or not kept or not free(m.start(), m.end()) or kept[-1].casefold() in _STOP_NOUN:
+            continue
+        if re.fullmatch(r"(?:years?|months?|weeks?|days?|hours?)", kept[0], re.IGNORECASE):
+            continue
+        item = kept[-1].casefold().strip("-")
+        end = m.start("noun") + len(" ".join(kept))
+        found.append((m.start(), end, "count", n, f"{_fmt(n)} {item}", item))
+        taken.append((m.start(), end))
+    for m in _TIMES.finditer(piece):
+        if free(m.start(), m.end()):
+            n = 1.0 if m.group("num").casefold() == "once" else 2.0
+            found.append((m.start(), m.end(), "count", n, f"{_fmt(n)} {'time' if n == 1 else 'times'}", "time"))
+            taken.append((m.start(), m.end()))
+    return sorted(found)
+
+
+def stated_values(text: str) -> list[Stated]:
+    """Every value the clause states, in reading order, each with its piece, context and condition.
+
+    A figure introduced by "from" and followed by another ("raised from 20 to 30") is the old value a
+    rider replaces: only the new one is the clause's value. An age in a condition is not a value."""
+    out: list[Stated] = []
+    for sentence in toolkit.pieces(text):
+        piece = sentence.text
+        condition = condition_of(piece)
+        mentions = _mentions(piece)
+        for i, (start, end, kind, number, value, unit) in enumerate(mentions):
+            if _SUPERSEDED.search(piece[:start]) and i + 1 < len(mentions) and mentions[i + 1][2] == kind:
+                continue
+            if condition is not None and condition.kind == "age" and kind != "amount" and \
+                    start <= piece.find(condition.text) + len(condition.text) and end >= piece.find(condition.text):
+                continue
+            out.append(Stated(kind, number, value, unit, _period(piece, end), piece, _context(piece, start, end), condition))
+    return out
+
+
+def age_in(question: str) -> float | None:
+    """The member's age a question states ("a child aged 10", "an employee aged 42", "a 67-year-old")."""
+    m = re.search(r"\baged?\s+(\d{1,3})\b|\b(\d{1,3})[- ]years?[- ]old\b|\bage\s+of\s+(\d{1,3})\b", question, re.I)
+    if m is None:
+        return None
+    return float(next(g for g in m.groups() if g))

@@ -1,0 +1,199 @@
+"""One question part answered: its passages above the threshold, read for the value they state,
+with precedence applied (rider > policy > FAQ) and the condition the answer holds under.
+
+A rider in effect on the plan that states a value of the same kind for the part replaces the policy
+clause it overrides (that clause is reported as overridden, the rider cited); a FAQ never replaces
+anything: a FAQ that disagrees with the answer is reported as a conflict and is not a source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+
+from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
+from clauseguard.reading.stated import circumstance_words
+from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
+from clauseguard.retrieval.retrieve import subject_share
+from clauseguard.retrieval.tokens import content_terms
+
+SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
+PRECEDENCE: Final = "rider > policy > FAQ"
+
+
+@dataclass(frozen=True)
+class Precedence:
+    """Who outranks whom among the documents in scope: each document's kind, and the riders in
+    scope that override each document."""
+
+    kinds: Mapping[str, str]
+    riders_over: Mapping[str, tuple[str, ...]]  # document id -> rider ids in scope that override it
+
+    @classmethod
+    def of(cls, documents: Sequence[Any], in_scope: set[str]) -> Precedence:
+        kinds = {d.id: d.kind for d in documents}
+        over: dict[str, list[str]] = {}
+        for d in sorted(documents, key=lambda d: d.id):
+            if d.kind == "rider" and d.id in in_scope:
+                for target in d.overrides:
+                    over.setdefault(target, []).append(d.id)
+        return cls(kinds, {k: tuple(v) for k, v in over.items()})
+
+    def is_faq(self, document_id: str) -> bool:
+        return self.kinds.get(document_id) == "faq"
+
+
+@dataclass(frozen=True)
+class Settled:
+    hit: Hit
+    reading: Reading
+
+
+@dataclass
+class PartAnswer:
+    """A part's outcome: the passages that settle it (the answer first), or why it is unsettled."""
+
+    part: QuestionPart
+    settled_by: list[Settled]
+    unsettled_because: str | None
+    condition: Reading | None = None  # a conditional reading whose condition the question does not state
+    overridden: list[tuple[Hit, str]] = field(default_factory=list)  # (policy hit, rider clause id)
+    conflicts: list[tuple[Hit, str]] = field(default_factory=list)  # (FAQ hit, clause whose answer stands)
+
+
+def _row(index: RetrievalIndex, hit: Hit) -> Any:
+    return index.clauses.rows[hit.clause_index]
+
+
+def cite(row: Any) -> str:
+    where = []
+    if row.article:
+        where.append(f"article {row.article.split(' ', 1)[0]}")
+    if row.page:
+        where.append(f"page {row.page}")
+    where.append(row.version)
+    return f"({', '.join(where)}; {row.clause_id})"
+
+
+def _subject(part: QuestionPart) -> str:
+    """The part's subject without the words that describe the member ("a child aged 10")."""
+    drop = circumstance_words()
+    kept = [w for w in part.subject.split() if w.casefold() not in drop and not w.isdigit()]
+    return " ".join(kept) or part.subject
+
+
+def asking_of(part: QuestionPart, question: str) -> Asking:
+    return Asking(
+        asked=quantity_asked(part.label, part.aspect),
+        asks_quantity=part.asks_quantity or quantity_asked(part.label, None) in ("duration", "count", "rate"),
+        terms=tuple(content_terms(part.text)),
+        words=f"{part.label} {part.subject}",
+        question=question,
+    )
+
+
+def _about(index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit]) -> dict[str, float]:
+    shares = subject_share(index, _subject(part), [h.clause_index for h in hits])
+    return dict(zip((h.clause_id for h in hits), (float(s) for s in shares), strict=True))
+
+
+def answer_part(
+    index: RetrievalIndex, part: QuestionPart, question: str, mask: np.ndarray, threshold: float, k: int,
+    precedence: Precedence,
+) -> tuple[PartAnswer, list[Hit]]:
+    """The part from its own passages above the threshold (k per part); the rest are under it."""
+    hits = retrieve(index, part, mask, k)
+    about = _about(index, part, hits)
+    asking = asking_of(part, question)
+    below = [h for h in hits if h.score < threshold]
+    readings: list[Settled] = []
+    conditional: Settled | None = None
+    for hit in hits:
+        if hit.score < threshold or about[hit.clause_id] < SUBJECT_SHARE:
+            continue  # under the threshold, or above it on generic words but about something else
+        reading = read_passage(_row(index, hit).text, asking)
+        if reading.settled:
+            readings.append(Settled(hit, reading))
+        elif reading.settles == "conditional" and conditional is None:
+            conditional = Settled(hit, reading)
+    answer = _ranked(index, part, readings, precedence)
+    if answer.settled_by:
+        _apply_riders(index, part, asking, mask, k, precedence, answer)
+        return answer, below
+    if conditional is not None:
+        row = _row(index, conditional.hit)
+        condition = conditional.reading.condition
+        said = f" (\u201c{condition.text}\u201d)" if condition is not None else ""
+        answer.unsettled_because = f"the passage states it only under a condition the question does not state{said} {cite(row)}"
+        answer.condition = conditional.reading
+        return answer, below
+    deferred = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
+    if deferred:
+        answer.unsettled_because = f"the passage above the threshold does not state it {cite(_row(index, deferred[0]))}"
+    else:
+        answer.unsettled_because = "no passage above the threshold answers it"
+    return answer, below
+
+
+def _ranked(index: RetrievalIndex, part: QuestionPart, readings: list[Settled], precedence: Precedence) -> PartAnswer:
+    """Policy passages before FAQs (by score within each); a FAQ that disagrees with the answer is a conflict."""
+    def document(s: Settled) -> str:
+        return str(_row(index, s.hit).document_id)
+
+    ordered = sorted(readings, key=lambda s: (precedence.is_faq(document(s)), -s.hit.score, s.hit.clause_id))
+    answer = PartAnswer(part, [], None)
+    if not ordered:
+        return answer
+    lead = ordered[0]
+    for s in ordered:
+        if precedence.is_faq(document(s)) and not precedence.is_faq(document(lead)) \
+                and s.reading.value is not None and lead.reading.value is not None and s.reading.value != lead.reading.value:
+            answer.conflicts.append((s.hit, lead.hit.clause_id))
+            continue
+        answer.settled_by.append(s)
+    return answer
+
+
+def _apply_riders(
+    index: RetrievalIndex, part: QuestionPart, asking: Asking, mask: np.ndarray, k: int,
+    precedence: Precedence, answer: PartAnswer,
+) -> None:
+    """A rider in scope that overrides the answering document and states a value of the same kind
+    for this part replaces the document's passage; the passage is reported as overridden."""
+    lead = answer.settled_by[0]
+    document = str(_row(index, lead.hit).document_id)
+    riders = precedence.riders_over.get(document, ())
+    if not riders or lead.reading.value is None:
+        return
+    rows = [r for rid in riders for r in _rows_of_document(index, rid)]
+    rider_mask = np.zeros(index.size, dtype=bool)
+    rider_mask[rows] = True
+    rider_mask &= mask
+    if not rider_mask.any():
+        return
+    hits = retrieve(index, part, rider_mask, k)
+    about = _about(index, part, hits)
+    for hit in hits:
+        if about[hit.clause_id] < SUBJECT_SHARE:
+            continue
+        reading = read_passage(_row(index, hit).text, asking)
+        same_kind = (
+            reading.stated is not None and lead.reading.stated is not None and reading.stated.kind == lead.reading.stated.kind
+        ) or (reading.stated is None and lead.reading.stated is None and reading.value in ("yes", "no"))
+        if reading.settled and same_kind:
+            replaced = [s for s in answer.settled_by if str(_row(index, s.hit).document_id) == document]
+            answer.overridden.extend((s.hit, hit.clause_id) for s in replaced)
+            rest = [s for s in answer.settled_by if s not in replaced and s.hit.clause_id != hit.clause_id]
+            answer.settled_by = [Settled(hit, reading), *rest]
+            return
+
+
+def _rows_of_document(index: RetrievalIndex, document_id: str) -> list[int]:
+    found: list[int] = []
+    for (doc, _version), (start, stop) in index.clauses.version_rows.items():
+        if doc == document_id:
+            found.extend(range(start, stop))
+    return found
