@@ -250,16 +250,37 @@ def stated_values(text: str) -> list[Stated]:
     out: list[Stated] = []
     for sentence in toolkit.pieces(text):
         piece = sentence.text
-        condition = condition_of(piece)
+        leading = _leading_condition(piece)
         mentions = _mentions(piece)
         for i, (start, end, kind, number, value, unit) in enumerate(mentions):
             if _SUPERSEDED.search(piece[:start]) and i + 1 < len(mentions) and mentions[i + 1][2] == kind:
                 continue
-            if condition is not None and condition.kind == "age" and kind != "amount" and \
-                    start <= piece.find(condition.text) + len(condition.text) and end >= piece.find(condition.text):
-                continue
-            out.append(Stated(kind, number, value, unit, _period(piece, end), piece, _context(piece, start, end), condition))
+            context = _context(piece, start, end)
+            condition = condition_of(context) or leading
+            if condition is not None and condition.kind == "age" and condition.text in piece[max(0, start - 40):end + 40] \
+                    and kind != "amount" and _inside(piece, condition.text, start, end):
+                continue  # the age of an age condition is not a value of the clause
+            out.append(Stated(kind, number, value, unit, _period(piece, end), piece, context, condition))
     return out
+
+
+_LEADS: Final = re.compile(r"^\s*(?:for|following|after|where|when|if|in\s+the\s+case\s+of|provided)\b", re.IGNORECASE)
+
+
+def _leading_condition(piece: str) -> Condition | None:
+    """A condition that opens the sentence ("For insured persons under 16, ...", "Following an
+    inpatient stay of ..., ...") governs every value of it; elsewhere a condition governs only the
+    values in its own stretch of the sentence."""
+    if not _LEADS.match(piece):
+        return None
+    first = _CONTEXT_CUT.search(piece)
+    opening = piece[: first.start()] if first else piece
+    return condition_of(opening)
+
+
+def _inside(piece: str, needle: str, start: int, end: int) -> bool:
+    at = piece.find(needle)
+    return at >= 0 and start < at + len(needle) and end > at
 
 
 def age_in(question: str) -> float | None:

@@ -18,7 +18,7 @@ from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_pa
 from clauseguard.reading.stated import circumstance_words
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
 from clauseguard.retrieval.retrieve import subject_share
-from clauseguard.retrieval.tokens import content_terms
+from clauseguard.retrieval.tokens import article_references, content_terms
 
 SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
 PRECEDENCE: Final = "rider > policy > FAQ"
@@ -166,8 +166,8 @@ def _apply_riders(
     lead = answer.settled_by[0]
     document = str(_row(index, lead.hit).document_id)
     riders = precedence.riders_over.get(document, ())
-    if not riders or lead.reading.value is None:
-        return
+    if not riders or lead.reading.stated is None or article_references(part.text):
+        return  # a rider replaces a stated value; an article lookup asks for that article
     rows = [r for rid in riders for r in _rows_of_document(index, rid)]
     rider_mask = np.zeros(index.size, dtype=bool)
     rider_mask[rows] = True
@@ -180,10 +180,7 @@ def _apply_riders(
         if about[hit.clause_id] < SUBJECT_SHARE:
             continue
         reading = read_passage(_row(index, hit).text, asking)
-        same_kind = (
-            reading.stated is not None and lead.reading.stated is not None and reading.stated.kind == lead.reading.stated.kind
-        ) or (reading.stated is None and lead.reading.stated is None and reading.value in ("yes", "no"))
-        if reading.settled and same_kind:
+        if reading.settles == "stated" and reading.stated is not None and reading.stated.kind == lead.reading.stated.kind:
             replaced = [s for s in answer.settled_by if str(_row(index, s.hit).document_id) == document]
             answer.overridden.extend((s.hit, hit.clause_id) for s in replaced)
             rest = [s for s in answer.settled_by if s not in replaced and s.hit.clause_id != hit.clause_id]
