@@ -52,7 +52,7 @@ _NEGATED_EXCLUSION: Final = re.compile(r"\bnot\s+excluded\b|\bunless\b|\bexcept\
 # What kind of value a part asks for, from its own words: a cap is an amount (or a count), a rate
 # is a percentage, a waiting period is a duration. Checked in this order; the first that fits wins.
 _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
-    ("duration", re.compile(r"\b(?:wait\w*|how long|how often|how frequently|how far ahead|duration|length|"
+    ("duration", re.compile(r"\b(?:wait\w*|how long|how often|how frequently|how far ahead|duration|length|age|how old|"
                             r"qualifying period|deferral|minimum period|months?|days|years)\b", re.I)),
     ("count", re.compile(r"\b(?:how many|number of|sessions?|visits?|treatments? per|units?|frequency|times|"
                          r"nights|hours|courses?)\b", re.I)),
@@ -62,17 +62,30 @@ _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
                           r"supplement|deductible|excess)\b", re.I)),
     ("payment", re.compile(r"\b(?:how much|paid|pays?|payable|reimburs\w*|cost)\b", re.I)),
 )
+# The kinds of value that answer each kind asked, most fitting first.
 _KINDS_FOR: Final[dict[str, tuple[str, ...]]] = {
     "duration": ("duration",),
     "count": ("count",),
     "rate": ("rate",),
-    "amount": ("amount", "count"),
+    "amount": ("amount", "count", "rate"),
     "payment": ("amount", "rate"),
 }
 
 
+_PER_PERIOD: Final = re.compile(
+    r"\b(?:per|a|each|every|in\s+(?:a|any|the|each))\s+(?:\d+[\s-]*)?(?:calendar\s+|contract\s+|policy\s+|benefit\s+)?"
+    r"(?:day|week|month|year)s?\b", re.IGNORECASE)
+_ASKS_UPPER: Final = re.compile(r"\b(?:maximum|max|most|limit\w*|caps?|ceiling|up to|longest|how long can)\b", re.I)
+_ASKS_LOWER: Final = re.compile(r"\b(?:minimum|min|least|shortest|how long must|required|before)\b", re.I)
+_ASKS_ANNUAL: Final = re.compile(r"\b(?:annual\w*|yearly|per\s+(?:\w+\s+)?year|a\s+year|each\s+year)\b", re.I)
+_ASKS_LIFETIME: Final = re.compile(r"\b(?:lifetime|whole|total|overall\s+lifetime)\b", re.I)
+_YEAR_PERIOD: Final = re.compile(r"\byear", re.I)
+
+
 def quantity_asked(label: str, aspect: str | None) -> str | None:
-    """The kind of value a part asks for (duration, count, rate, amount, payment), or None for any."""
+    """The kind of value a part asks for (duration, count, rate, amount, payment), or None for any.
+    A counting window in the part ("sessions per contract year") is not what it asks for."""
+    label = _PER_PERIOD.sub(" ", label)
     found = [kind for kind, pattern in _ASKS if pattern.search(label)]
     if "count" in found and "duration" in found and re.search(r"\bhow many\b|\bnumber of\b", label, re.I):
         # "how many months" asks a duration; "how many sessions per year" a count
@@ -148,21 +161,40 @@ def condition_met(condition: Condition, question: str) -> bool | None:
         if age is None:
             return None
         return (condition.low is None or age >= condition.low) and (condition.high is None or age <= condition.high)
-    occasion = _stems(condition.text) - _stems("following after an a the had has")
+    occasion = _stems(condition.text) - _stems("following after where when has had " + " ".join(sorted(circumstance_words())))
     return True if occasion & _stems(question) else None
 
 
-def _value_score(v: Stated, asking: Asking) -> int:
+def _words_fit(v: Stated, asking: Asking) -> bool:
     wanted = _stems(asking.words) - _stems(" ".join(sorted(circumstance_words())))
-    return len(wanted & _stems(f"{v.context} {v.period or ''} {v.unit}"))
+    return bool(wanted & _stems(v.context))
+
+
+def _bound_fits(v: Stated, asking: Asking) -> int:
+    """1 when the value is a bound of the side the part asks ("maximum" -> "up to", "minimum" -> "at least")."""
+    return int(v.bound == "upper" and bool(_ASKS_UPPER.search(asking.words))
+               or v.bound == "lower" and bool(_ASKS_LOWER.search(asking.words)))
+
+
+def _value_score(v: Stated, asking: Asking) -> int:
+    """How well a value fits the part: the part's words around it, and a counting window of the
+    span asked (annual vs lifetime)."""
+    wanted = _stems(asking.words) - _stems(" ".join(sorted(circumstance_words())))
+    score = len(wanted & _stems(f"{v.context} {v.period or ''} {v.unit}"))
+    yearly = bool(v.period and _YEAR_PERIOD.search(v.period)) or bool(_YEAR_PERIOD.search(v.context))
+    if _ASKS_ANNUAL.search(asking.words) and yearly or _ASKS_LIFETIME.search(asking.words) and not yearly:
+        score += 2
+    return score
 
 
 def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> Reading | None:
     kinds = _KINDS_FOR.get(asking.asked or "", ("amount", "rate", "duration", "count"))
-    found = [v for v in stated_values(text) if v.kind in kinds and not defers_quantity(v.piece)]
+    asks_age = bool(re.search(r"\bage\b|\bhow old\b", asking.words, re.I))
+    found = [v for v in stated_values(text)
+             if v.kind in kinds and not defers_quantity(v.piece) and v.is_age == asks_age]
     if not found:
         return None
-    usable: list[tuple[int, int, int, Stated]] = []
+    usable: list[tuple[int, int, int, int, int, Stated]] = []
     pending: Stated | None = None
     for order, v in enumerate(found):
         condition = v.condition if v.condition is not None and v.condition.kind != "procedural" else restriction
@@ -173,11 +205,17 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             pending = pending or v
             continue
         specific = 1 if (condition is not None and condition.kind != "procedural") else 0
-        usable.append((_value_score(v, asking), specific, -order, v))
+        if asking.asked == "amount" and kinds.index(v.kind) > 0 and not (
+            _words_fit(v, asking) and (_bound_fits(v, asking) or not _ASKS_UPPER.search(asking.words))
+        ):
+            continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
+        usable.append((specific, _bound_fits(v, asking), _value_score(v, asking), -kinds.index(v.kind), -order, v))
+    if not usable and pending is None:
+        return None
     if not usable:
         assert pending is not None
         return Reading("conditional", pending.piece, pending.value, pending, pending.condition or restriction)
-    best = max(usable, key=lambda t: t[:3])[3]
+    best = max(usable, key=lambda t: t[:5])[5]
     return Reading("stated", best.piece, best.value, best, best.condition or restriction)
 
 

@@ -54,7 +54,7 @@ _STOP_NOUN: Final = frozenset(
     "who whose than as under over after before".split()
 )
 _COUNT: Final = re.compile(
-    rf"\b{_NUM}\s+(?P<noun>(?:[a-z][a-z-]*\s+){{0,3}}[a-z][a-z-]*)", re.IGNORECASE
+    rf"\b{_NUM}\s+(?:\d+-[a-z]+\s+)?(?P<noun>(?:[a-z][a-z-]*\s+){{0,3}}[a-z][a-z-]*)", re.IGNORECASE
 )
 _TIMES: Final = re.compile(r"\b(?P<num>once|twice)\b", re.IGNORECASE)
 _PERIOD: Final = re.compile(
@@ -97,6 +97,8 @@ class Stated:
     piece: str  # the sentence or list item that states it, verbatim
     context: str  # the stretch of the piece around it (between commas, semicolons and "and"), for its item
     condition: Condition | None
+    bound: str | None = None  # "upper" (up to, limited to, no more than) or "lower" (at least, or more)
+    is_age: bool = False  # "18 years of age": a value only for a question about age
 
 
 @lru_cache(maxsize=1)
@@ -257,11 +259,30 @@ def stated_values(text: str) -> list[Stated]:
                 continue
             context = _context(piece, start, end)
             condition = condition_of(context) or leading
-            if condition is not None and condition.kind == "age" and condition.text in piece[max(0, start - 40):end + 40] \
-                    and kind != "amount" and _inside(piece, condition.text, start, end):
-                continue  # the age of an age condition is not a value of the clause
-            out.append(Stated(kind, number, value, unit, _period(piece, end), piece, context, condition))
+            is_age = kind == "duration" and bool(_AGE_AFTER.match(piece, end))
+            if condition is not None and condition.kind == "age" and kind != "amount" and _inside(piece, condition.text, start, end):
+                is_age = True  # the age of an age condition is a value only for a question about age
+            out.append(Stated(kind, number, value, unit, _period(piece, end), piece, context, condition,
+                              _bound(piece, start, end), is_age))
     return out
+
+
+_AGE_AFTER: Final = re.compile(r"\s*(?:of\s+age|old)\b", re.IGNORECASE)
+_UPPER: Final = re.compile(r"(?:up\s+to|limited\s+to|no\s+more\s+than|not\s+more\s+than|maximum\s+of|at\s+most|"
+                           r"not\s+exceed|exceed|max\.?|a\s+maximum\s+of)\s*$", re.IGNORECASE)
+_LOWER: Final = re.compile(r"(?:at\s+least|minimum\s+of|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of)\s*$",
+                           re.IGNORECASE)
+_LOWER_AFTER: Final = re.compile(r"\s*(?:\w+\s+){0,3}?(?:or\s+(?:more|longer|older|over|greater))\b", re.IGNORECASE)
+_UPPER_AFTER: Final = re.compile(r"\s*(?:\w+\s+){0,3}?(?:or\s+(?:less|fewer|lower|shorter|younger|under))\b", re.IGNORECASE)
+
+
+def _bound(piece: str, start: int, end: int) -> str | None:
+    before = piece[max(0, start - 30):start]
+    if _UPPER.search(before) or _UPPER_AFTER.match(piece, end):
+        return "upper"
+    if _LOWER.search(before) or _LOWER_AFTER.match(piece, end):
+        return "lower"
+    return None
 
 
 _LEADS: Final = re.compile(r"^\s*(?:for|following|after|where|when|if|in\s+the\s+case\s+of|provided)\b", re.IGNORECASE)
@@ -273,7 +294,7 @@ def _leading_condition(piece: str) -> Condition | None:
     values in its own stretch of the sentence."""
     if not _LEADS.match(piece):
         return None
-    first = _CONTEXT_CUT.search(piece)
+    first = re.search(r"[,;:]", piece)
     opening = piece[: first.start()] if first else piece
     return condition_of(opening)
 

@@ -34,7 +34,8 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
     (
         LIMIT,
         r"caps?|ceilings?|limits?|limited|maximums?|max|amounts?|how many|number of|"
-        r"sums?|per year|per visit|sessions|visits|nights|frequency|quantity|up to",
+        r"sums?|per year|per visit|sessions|visits|nights|frequency|quantity|up to|"
+        r"per (?:night|session|day|eye|hour|stay|accident|course|month|person)|supplements?|contributions?",
     ),
     (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)"),
     (EXCLUSION, r"exclu\w*|exceptions?|not covered"),
