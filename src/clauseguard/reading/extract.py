@@ -73,8 +73,9 @@ _KINDS_FOR: Final[dict[str, tuple[str, ...]]] = {
 
 
 _PER_PERIOD: Final = re.compile(
-    r"\b(?:per|a|each|every|in\s+(?:a|any|the|each))\s+(?:\d+[\s-]*)?(?:calendar\s+|contract\s+|policy\s+|benefit\s+)?"
-    r"(?:day|week|month|year)s?\b", re.IGNORECASE)
+    r"\bper\s+(?:\d+[\s-]*)?(?:calendar\s+|contract\s+|policy\s+|benefit\s+)?[a-z-]+"
+    r"|\b(?:in\s+(?:a|any|each)|every|each|a)\s+(?:\d+[\s-]*)?(?:calendar\s+|contract\s+)?(?:day|week|month|year)s?(?:\s+period)?\b",
+    re.IGNORECASE)
 _ASKS_UPPER: Final = re.compile(r"\b(?:maximum|max|most|limit\w*|caps?|ceiling|up to|longest|how long can)\b", re.I)
 _ASKS_LOWER: Final = re.compile(r"\b(?:minimum|min|least|shortest|how long must|required|before)\b", re.I)
 _ASKS_ANNUAL: Final = re.compile(r"\b(?:annual\w*|yearly|per\s+(?:\w+\s+)?year|a\s+year|each\s+year)\b", re.I)

@@ -34,7 +34,7 @@ _TENS: Final = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
 _WORD: Final = (rf"(?:{_TENS}[- ](?:one|two|three|four|five|six|seven|eight|nine)|{_TENS}|(?:one |a )?hundred|"
                 r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
                 r"one|two|three|four|five|six|seven|eight|nine|ten)")
-_DIGITS: Final = r"\d[\d,]*(?:\.\d+)?"
+_DIGITS: Final = r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 # a number as written: digits, a word, or a word with its digits in brackets ("twelve (12)")
 _NUM: Final = rf"(?P<num>{_DIGITS}|{_WORD}(?:\s*\(\s*\d+\s*\))?)"
 _CURRENCY: Final = {"€": "EUR", "£": "GBP", "$": "USD", "eur": "EUR", "gbp": "GBP", "usd": "USD", "chf": "CHF",
@@ -56,6 +56,9 @@ _STOP_NOUN: Final = frozenset(
 _COUNT: Final = re.compile(
     rf"\b{_NUM}\s+(?:\d+-[a-z]+\s+)?(?P<noun>(?:[a-z][a-z-]*\s+){{0,3}}[a-z][a-z-]*)", re.IGNORECASE
 )
+_NUMBER_OF: Final = re.compile(r"\bnumber\s+of\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+s)\b", re.IGNORECASE)
+_RAISED_TO: Final = re.compile(rf"\b(?:raised|increased|reduced|lowered|extended|changed|set)\s+(?:from\s+.{{1,30}}?\s+)?to\s+{_NUM}(?=\s*[.;,]|\s*$)",
+                               re.IGNORECASE)
 _TIMES: Final = re.compile(r"\b(?P<num>once|twice)\b", re.IGNORECASE)
 _PERIOD: Final = re.compile(
     r"\b(?:per|a|each|every|in\s+(?:a|any|the|each))\s+(?:(?:member|insured\s+person|beneficiary|person|patient)\s+per\s+)?"
@@ -236,6 +239,12 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
         end = m.start("noun") + len(" ".join(kept))
         found.append((m.start(), end, "count", n, f"{_fmt(n)} {item}", item))
         taken.append((m.start(), end))
+    if (m := _NUMBER_OF.search(piece)) and (n_m := _RAISED_TO.search(piece, m.end())):
+        n = number_of(n_m.group("num"))
+        if n is not None and free(n_m.start("num"), n_m.end()):
+            item = m.group("noun").casefold()
+            found.append((n_m.start("num"), n_m.end(), "count", n, f"{_fmt(n)} {item}", item))
+            taken.append((n_m.start("num"), n_m.end()))
     for m in _TIMES.finditer(piece):
         if free(m.start(), m.end()):
             n = 1.0 if m.group("num").casefold() == "once" else 2.0

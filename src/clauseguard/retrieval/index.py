@@ -16,9 +16,10 @@ import numpy as np
 from clauseguard.corpus.model import Corpus
 from clauseguard.retrieval.calibration import Calibrator, load_calibration
 from clauseguard.retrieval.clauses import ClauseTable
-from clauseguard.retrieval.dense import DenseIndex
+from clauseguard.retrieval.dense import DenseIndex, cache_path
 from clauseguard.retrieval.embedders import DEFAULT_BACKEND, Embedder, load_embedder
 from clauseguard.retrieval.lexical import LexicalIndex
+from clauseguard.retrieval.tokens import TOKENS_VERSION
 
 LEXICAL_ONLY = "lexical"
 
@@ -78,7 +79,8 @@ def build_index(
     return RetrievalIndex(
         fingerprint=fingerprint,
         clauses=table,
-        lexical=LexicalIndex.build(table),
+        # the tokenizer's version is in the name: a change of tokens must not load an old index
+        lexical=LexicalIndex.build(table, cache=cache_path(cache_dir, fingerprint, f"bm25-{TOKENS_VERSION}") if cache_dir else None),
         dense=dense,
         calibrator=calibrator or load_calibration(backend),
         article_rows=_rows_by([(r.article_number,) if r.article_number else () for r in table.rows]),
