@@ -319,3 +319,16 @@ def age_in(question: str) -> float | None:
     if m is None:
         return None
     return float(next(g for g in m.groups() if g))
+
+
+def what_it_states(text: str) -> frozenset[str]:
+    """The kinds of answer a clause can give, read from its text: the kinds of value it states
+    (amount, rate, duration, count) and whether it grants or refuses cover."""
+    found: set[str] = set()
+    for sentence in toolkit.pieces(text):
+        found |= {m[2] for m in _mentions(sentence.text)}
+    if denies(text):
+        found.add("denies")
+    if grants(text):
+        found.add("grants")
+    return frozenset(found)

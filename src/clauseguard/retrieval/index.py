@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from clauseguard.corpus.model import Corpus
+from clauseguard.reading.stated import what_it_states
 from clauseguard.retrieval.calibration import Calibrator, load_calibration
 from clauseguard.retrieval.clauses import ClauseTable
 from clauseguard.retrieval.dense import DenseIndex, cache_path
@@ -36,6 +37,15 @@ class RetrievalIndex:
     article_rows: Mapping[str, np.ndarray]  # article number -> rows with that number
     code_rows: Mapping[str, np.ndarray]  # code -> rows whose text names it
     document_code_rows: Mapping[str, np.ndarray]  # code -> rows whose document governs it
+    # what each row's text states (kinds of value, grants / refuses), read on first use and kept
+    stated: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+
+    def states(self, row: int) -> frozenset[str]:
+        found = self.stated.get(row)
+        if found is None:
+            found = what_it_states(self.clauses.rows[row].text)
+            self.stated[row] = found
+        return found
 
     @property
     def backend(self) -> str:

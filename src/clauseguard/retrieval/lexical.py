@@ -43,6 +43,8 @@ class _Field:
                 self.bm25.scores = {"data": saved["data"], "indices": saved["indices"], "indptr": saved["indptr"],
                                     "num_docs": int(saved["num_docs"][0])}
                 self.bm25.vocab_dict = self.vocab
+                self.bm25.nonoccurrence_array = None  # lucene scoring has none (bm25s sets it in `index`)
+                self.bm25.unique_token_ids_set = set(range(len(vocab)))
             return
         assert docs is not None
         vocab = sorted({t for doc in docs for t in doc})

@@ -179,3 +179,13 @@ def split_question(question: str) -> list[QuestionPart]:
         else:
             parts.append(_part(f"{shared} {piece}" if shared else piece, piece, shared))
     return parts
+
+
+def bare_subject(part: QuestionPart) -> str:
+    """The part's subject without the words that describe the member ("a child aged 10"): what a
+    passage must be about. The member's circumstances are conditions, matched by the reader."""
+    from clauseguard.reading.stated import circumstance_words
+
+    drop = circumstance_words()
+    kept = [w for w in part.subject.split() if w.casefold() not in drop and not w.isdigit()]
+    return " ".join(kept) or part.subject

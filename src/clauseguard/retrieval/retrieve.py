@@ -16,7 +16,11 @@ import numpy as np
 from clauseguard.retrieval.clauses import check_mask, sort_by_score, top_k
 from clauseguard.retrieval.fusion import DEFAULT_FUSION, FusionConfig, fuse, ranks_of, rerank
 from clauseguard.retrieval.index import RetrievalIndex
+from clauseguard.reading.extract import quantity_asked
 from clauseguard.retrieval.parts import (
+    COVERAGE,
+    bare_subject,
+    EXCLUSION,
     QUANTITY_ASPECTS,
     QuestionPart,
     answers_aspect,
@@ -25,6 +29,13 @@ from clauseguard.retrieval.parts import (
 )
 from clauseguard.retrieval.tokens import article_references, code_references, content_terms
 
+ANSWER_KINDS: Final[dict[str, frozenset[str]]] = {
+    "duration": frozenset({"duration"}),
+    "count": frozenset({"count"}),
+    "rate": frozenset({"rate"}),
+    "amount": frozenset({"amount", "count"}),
+    "payment": frozenset({"amount", "rate"}),
+}
 CANDIDATE_POOL: Final = 50  # per backend, before fusion; at least 5 k
 DEFAULT_K: Final = 3
 
@@ -39,11 +50,24 @@ class Hit(NamedTuple):
     lexical_share: float  # BM25 / best BM25 among the rows searched
     cosine: float  # dense cosine (0 without a dense backend)
     coverage: float  # share of the part's distinct content terms found in the clause
+    subject: float  # share of the part's subject weight (IDF) found in the clause
     article_match: float  # 1 when the part names this clause's article number
     code_match: float  # 1 when the part names a code the clause names or its document governs
     kind_match: float  # 1 when the clause answers the part's aspect (its kind, or a stated coverage)
     fused: float  # fused score plus rerank bonuses
     rank: int  # 1-based position after fusion and rerank, before calibration
+
+
+def answer_kinds(part: QuestionPart) -> frozenset[str]:
+    """What a clause must state to answer the part, read from the part's words: a value of the
+    kind it asks (a cap: an amount or a count; a rate: a percentage; a wait: a duration), or, for a
+    coverage or exclusion part, that cover is granted or refused. Empty when the part asks neither."""
+    asked = quantity_asked(part.label, part.aspect)
+    if asked is not None:
+        return ANSWER_KINDS[asked]
+    if part.aspect in (COVERAGE, EXCLUSION):
+        return frozenset({"grants", "denies"})
+    return frozenset()
 
 
 def as_part(question: QuestionPart | str) -> QuestionPart:
@@ -71,6 +95,7 @@ class Candidates(NamedTuple):
     lexical_share: np.ndarray
     cosine: np.ndarray
     coverage: np.ndarray
+    subject: np.ndarray  # share of the subject's IDF weight in the row
     article_match: np.ndarray
     code_match: np.ndarray
     kind_match: np.ndarray
@@ -85,6 +110,7 @@ class Candidates(NamedTuple):
                 self.lexical_share,
                 np.clip(self.cosine, 0.0, 1.0),
                 self.coverage,
+                self.subject,
                 self.article_match,
                 self.code_match,
                 self.kind_match,
@@ -182,8 +208,13 @@ def candidates(
 
     terms = content_terms(part.text)
     coverage = _coverage(index, terms, pool)
+    subject = subject_share(index, bare_subject(part), pool.tolist())
+    wanted = answer_kinds(part)
+    # the corpus's own kind decides when it gives one; a clause without a kind is judged by what its text states
     kind_match = np.asarray(
-        [answers_aspect(part.aspect, table.rows[r].kind, table.rows[r].coverage_type) for r in pool.tolist()],
+        [answers_aspect(part.aspect, table.rows[r].kind, table.rows[r].coverage_type)
+         if table.rows[r].kind is not None or table.rows[r].coverage_type is not None
+         else bool(wanted & index.states(r)) for r in pool.tolist()],
         dtype=np.float64,
     )
 
@@ -199,7 +230,7 @@ def candidates(
     )
     rank = ranks_of(fused, everyone, tie)
     return Candidates(
-        pool, bm25, share, cosine, coverage, article_match, code_match, kind_match, fused, rank, tie
+        pool, bm25, share, cosine, coverage, subject, article_match, code_match, kind_match, fused, rank, tie
     )
 
 
@@ -224,6 +255,7 @@ def _rank(
             lexical_share=float(found.lexical_share[i]),
             cosine=float(found.cosine[i]),
             coverage=float(found.coverage[i]),
+            subject=float(found.subject[i]),
             article_match=float(found.article_match[i]),
             code_match=float(found.code_match[i]),
             kind_match=float(found.kind_match[i]),

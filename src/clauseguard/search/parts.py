@@ -15,9 +15,7 @@ from typing import Any, Final
 import numpy as np
 
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
-from clauseguard.reading.stated import circumstance_words
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
-from clauseguard.retrieval.retrieve import subject_share
 from clauseguard.retrieval.tokens import article_references, content_terms
 
 SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
@@ -78,13 +76,6 @@ def cite(row: Any) -> str:
     return f"({', '.join(where)}; {row.clause_id})"
 
 
-def _subject(part: QuestionPart) -> str:
-    """The part's subject without the words that describe the member ("a child aged 10")."""
-    drop = circumstance_words()
-    kept = [w for w in part.subject.split() if w.casefold() not in drop and not w.isdigit()]
-    return " ".join(kept) or part.subject
-
-
 def asking_of(part: QuestionPart, question: str) -> Asking:
     return Asking(
         asked=quantity_asked(part.label, part.aspect),
@@ -96,8 +87,7 @@ def asking_of(part: QuestionPart, question: str) -> Asking:
 
 
 def _about(index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit]) -> dict[str, float]:
-    shares = subject_share(index, _subject(part), [h.clause_index for h in hits])
-    return dict(zip((h.clause_id for h in hits), (float(s) for s in shares), strict=True))
+    return {h.clause_id: h.subject for h in hits}
 
 
 def answer_part(
