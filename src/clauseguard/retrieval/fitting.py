@@ -92,7 +92,7 @@ def style_pairs(styles: Path, backend: str) -> list[Pairs]:
             continue
         corpus = load_path(folder / "corpus.yaml")
         index = build_index(corpus, embedder=embedder, calibrator=uncalibrated(backend))
-        found.append(labelled_pairs(index, corpus, search_case_questions(folder / "search.json", f"{style}:")))
+        found.append(labelled_pairs(index, corpus, search_case_questions(folder / "search.json", corpus, f"{style}:")))
     return found
 
 
@@ -109,7 +109,12 @@ def fit_backend(backend: str, styles: Path | None = None) -> tuple[Calibrator, P
         sets += extra
         described += f"; house-style dev search questions ({sum(len(set(p.question_ids)) for p in extra)} parts, {len(extra)} styles)"
     pairs = _concat(sets)
-    fitted = fit_calibration(pairs.features, pairs.labels, pairs.question_ids, backend=backend, fitted_on=described)
+    # The two labelled sets weigh the same, however many pairs each has, so neither house style decides alone.
+    weights = np.concatenate([np.full(len(sets[0].labels), 1.0 / max(1, len(sets[0].labels)))]
+                             + ([np.full(sum(len(p.labels) for p in sets[1:]), 1.0 / max(1, sum(len(p.labels) for p in sets[1:])))]
+                                if len(sets) > 1 else []))
+    fitted = fit_calibration(pairs.features, pairs.labels, pairs.question_ids, backend=backend, fitted_on=described,
+                             sample_weights=weights)
     return fitted, pairs
 
 

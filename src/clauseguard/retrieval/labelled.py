@@ -25,7 +25,8 @@ from clauseguard.retrieval.calibration import FEATURES
 from clauseguard.retrieval.eligible import eligible_mask
 from clauseguard.retrieval.index import RetrievalIndex
 from clauseguard.retrieval.parts import split_question
-from clauseguard.retrieval.retrieve import as_part, candidates
+from clauseguard.reading.stated import what_it_states
+from clauseguard.retrieval.retrieve import answer_kinds, as_part, candidates
 from clauseguard.versions import Eligibility, eligibility, eligibility_under_terms, governing_terms
 
 PAIRS_PER_QUESTION: Final = 5
@@ -183,16 +184,25 @@ def labelled_pairs(
     return Pairs(qids, cids, matrix, np.asarray(labels, dtype=np.int64), np.asarray(ranks, dtype=np.int64))
 
 
-def search_case_questions(path: Path, prefix: str = "") -> list[LabelledQuestion]:
+def search_case_questions(path: Path, corpus: Corpus, prefix: str = "") -> list[LabelledQuestion]:
     """A search suite's answered and refused cases as labelled questions, one per question part:
     the part's query, the case's request, and its must-include clauses as the gold (a refused case
-    has none, so every candidate of it is a negative). Read in place; the holdout halves never come here."""
+    has none, so every candidate of it is a negative). In a question of several parts, a gold clause
+    is the gold of the parts its text can answer (it states a value of the kind the part asks), or of
+    every part when it answers none. Read in place; the holdout halves never come here."""
+    texts = {c.id: c.text for d in corpus.documents for v in d.versions for c in v.clauses}
     found: list[LabelledQuestion] = []
     for case in json.loads(Path(path).read_text(encoding="utf-8")).get("cases", []):
         if case.get("expected_status") not in ("answered", "refused"):
             continue
-        gold = tuple(case.get("must_include_clause_ids") or ())
-        for i, part in enumerate(split_question(str(case.get("question", "")))):
+        every = tuple(case.get("must_include_clause_ids") or ())
+        parts = split_question(str(case.get("question", "")))
+        for i, part in enumerate(parts):
+            gold = every
+            if len(parts) > 1:
+                wanted = answer_kinds(part)
+                own = tuple(g for g in every if wanted & what_it_states(texts.get(g, "")))
+                gold = own or every
             found.append(
                 LabelledQuestion(
                     id=f"{prefix}{case['case_id']}#{i}",

@@ -27,7 +27,7 @@ from clauseguard.retrieval.parts import (
     aspect_of,
     split_question,
 )
-from clauseguard.retrieval.tokens import article_references, code_references, content_terms
+from clauseguard.retrieval.tokens import article_references, code_references, content_terms, tokens
 
 ANSWER_KINDS: Final[dict[str, frozenset[str]]] = {
     "duration": frozenset({"duration"}),
@@ -36,6 +36,8 @@ ANSWER_KINDS: Final[dict[str, frozenset[str]]] = {
     "amount": frozenset({"amount", "count"}),
     "payment": frozenset({"amount", "rate"}),
 }
+# The words for "the plan pays for it", one meaning in every house style (cover, reimburse, pay), as index terms.
+PAYING_TERMS: Final = frozenset(tokens("cover covered coverage reimburse reimbursed reimbursement pay paid payable payment"))
 CANDIDATE_POOL: Final = 50  # per backend, before fusion; at least 5 k
 DEFAULT_K: Final = 3
 
@@ -140,10 +142,15 @@ def _coverage(index: RetrievalIndex, terms: Sequence[str], pool: np.ndarray) -> 
     if not terms:
         return np.zeros(len(pool))
     present = index.lexical.presence(terms, pool)
+    paying = [t for t in terms if t in PAYING_TERMS]
+    if paying:  # "reimbursed", "covered", "paid" say one thing: a row with any of them has the term
+        any_paying = index.lexical.presence(sorted(PAYING_TERMS), pool).any(axis=0)
     for i, term in enumerate(terms):
         governed = index.document_code_rows.get(term.upper())
         if governed is not None:
             present[i] |= np.isin(pool, governed)
+        if term in PAYING_TERMS:
+            present[i] |= any_paying
     return present.sum(axis=0) / len(terms)
 
 
