@@ -52,7 +52,7 @@ _NEGATED_EXCLUSION: Final = re.compile(r"\bnot\s+excluded\b|\bunless\b|\bexcept\
 # What kind of value a part asks for, from its own words: a cap is an amount (or a count), a rate
 # is a percentage, a waiting period is a duration. Checked in this order; the first that fits wins.
 _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
-    ("duration", re.compile(r"\b(?:wait\w*|how long|how often|how frequently|how far ahead|duration|length|age|how old|"
+    ("duration", re.compile(r"\b(?:wait\w*|how long|how often|how frequently|how far ahead|duration|length|age|how old|interval|"
                             r"qualifying period|deferral|minimum period|months?|days|years)\b", re.I)),
     ("count", re.compile(r"\b(?:how many|number of|sessions?|visits?|treatments? per|units?|frequency|times|"
                          r"nights|hours|courses?)\b", re.I)),
@@ -150,6 +150,7 @@ class Asking:
     terms: tuple[str, ...]  # content terms of the part's query (for picking a sentence)
     words: str  # the part's label and subject (what a value must be for)
     question: str  # the whole question (the circumstances it states)
+    item: str = ""  # the part's own words beyond its aspect and subject ("conservative therapy"), if any
 
 
 def condition_met(condition: Condition, question: str) -> bool | None:
@@ -197,6 +198,9 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         return None
     usable: list[tuple[int, int, int, int, int, Stated]] = []
     pending: Stated | None = None
+    own = _stems(asking.item) - _stems(" ".join(sorted(circumstance_words())))
+    if own and not own & _stems(text):
+        return None  # the part asks about something this clause never names ("months of conservative therapy")
     for order, v in enumerate(found):
         condition = v.condition if v.condition is not None and v.condition.kind != "procedural" else restriction
         met = True if condition is None else condition_met(condition, asking.question)
@@ -210,7 +214,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             _words_fit(v, asking) and (_bound_fits(v, asking) or not _ASKS_UPPER.search(asking.words))
         ):
             continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
-        usable.append((specific, _bound_fits(v, asking), _value_score(v, asking), -kinds.index(v.kind), -order, v))
+        named = int(bool(own & _stems(v.piece)))
+        usable.append((specific, named, _bound_fits(v, asking) + _value_score(v, asking), -kinds.index(v.kind), -order, v))
     if not usable and pending is None:
         return None
     if not usable:

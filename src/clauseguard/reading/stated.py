@@ -59,6 +59,7 @@ _COUNT: Final = re.compile(
 _NUMBER_OF: Final = re.compile(r"\bnumber\s+of\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+s)\b", re.IGNORECASE)
 _RAISED_TO: Final = re.compile(rf"\b(?:raised|increased|reduced|lowered|extended|changed|set)\s+(?:from\s+.{{1,30}}?\s+)?to\s+{_NUM}(?=\s*[.;,]|\s*$)",
                                re.IGNORECASE)
+_MEASURE: Final = re.compile(r"(?:mg|mcg|µg|g|kg|ml|l|mm|cm|m|khz|hz|mmhg|iu|percent|kg/m2)", re.IGNORECASE)
 _TIMES: Final = re.compile(r"\b(?P<num>once|twice)\b", re.IGNORECASE)
 _PERIOD: Final = re.compile(
     r"\b(?:per|a|each|every|in\s+(?:a|any|the|each))\s+(?:(?:member|insured\s+person|beneficiary|person|patient)\s+per\s+)?"
@@ -185,7 +186,15 @@ _CONTEXT_CUT: Final = re.compile(r"[,;:]|\band\b|\bor\b|\bnor\b|\bwhile\b|\bbut\
 
 
 def _context(piece: str, start: int, end: int) -> str:
-    """The words of the piece between the nearest cuts before and after a value (its item's words)."""
+    """The words of the piece between the nearest cuts before and after a value (its item's words).
+    In a list or table line ("A7035 - Headgear: 1 per 6 months") the line is the value's context."""
+    line_start = piece.rfind("\n", 0, start) + 1
+    line_end = piece.find("\n", end)
+    line_end = len(piece) if line_end < 0 else line_end
+    if line_start > 0 or line_end < len(piece):
+        line = piece[line_start:line_end]
+        if ":" in line[: start - line_start] or len(line) <= 120:
+            return line
     cuts = [m.start() for m in _CONTEXT_CUT.finditer(piece)]
     before = max((c for c in cuts if c < start), default=0)
     after = min((c for c in cuts if c >= end), default=len(piece))
@@ -233,8 +242,9 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
         kept = words[: words.index(noun)] if noun else words
         if n is None or not kept or not free(m.start(), m.end()) or kept[-1].casefold() in _STOP_NOUN:
             continue
-        if re.fullmatch(r"(?:years?|months?|weeks?|days?|hours?)", kept[0], re.IGNORECASE):
-            continue
+        if re.fullmatch(r"(?:years?|months?|weeks?|days?|hours?|once|twice|times?)", kept[0], re.IGNORECASE) \
+                or _MEASURE.fullmatch(kept[-1]):
+            continue  # a duration, a frequency, or a measured quantity ("100 mg"), not a count of things
         item = kept[-1].casefold().strip("-")
         end = m.start("noun") + len(" ".join(kept))
         found.append((m.start(), end, "count", n, f"{_fmt(n)} {item}", item))
@@ -278,7 +288,7 @@ def stated_values(text: str) -> list[Stated]:
 
 _AGE_AFTER: Final = re.compile(r"\s*(?:of\s+age|old)\b", re.IGNORECASE)
 _UPPER: Final = re.compile(r"(?:up\s+to|limited\s+to|no\s+more\s+than|not\s+more\s+than|maximum\s+of|at\s+most|"
-                           r"not\s+exceed|exceed|max\.?|a\s+maximum\s+of)\s*$", re.IGNORECASE)
+                           r"not\s+exceed|exceed|max\.?|a\s+maximum\s+of|\bnor)\s*$", re.IGNORECASE)
 _LOWER: Final = re.compile(r"(?:at\s+least|minimum\s+of|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of)\s*$",
                            re.IGNORECASE)
 _LOWER_AFTER: Final = re.compile(r"\s*(?:\w+\s+){0,3}?(?:or\s+(?:more|longer|older|over|greater))\b", re.IGNORECASE)

@@ -35,7 +35,8 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
         LIMIT,
         r"caps?|ceilings?|limits?|limited|maximums?|max|amounts?|how many|number of|"
         r"sums?|per year|per visit|sessions|visits|nights|frequency|quantity|up to|"
-        r"per (?:night|session|day|eye|hour|stay|accident|course|month|person)|supplements?|contributions?",
+        r"per [a-z]+|supplements?|contributions?|courses?|minimum period|period of \w+|duration|length|"
+        r"how often|interval|how far ahead",
     ),
     (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)"),
     (EXCLUSION, r"exclu\w*|exceptions?|not covered"),
@@ -102,7 +103,7 @@ def answers_aspect(aspect: str | None, kind: str | None, coverage_type: str | No
     return kind in preferred_kinds(aspect)
 
 
-def _subject_words(piece: str) -> str:
+def subject_words(piece: str) -> str:
     """A piece's own subject: its words once cue words, question words and stop words are removed."""
     bare = _ANY_CUE.sub(" ", normalise(piece))
     kept = [w for w in words(bare) if w not in STOP_WORDS and w not in _ASPECT_FILLER]
@@ -169,8 +170,8 @@ def split_question(question: str) -> list[QuestionPart]:
 
     pieces = _pieces(question)
     if len(pieces) <= 1:
-        return [_part(question, question.strip(" ?."), _subject_words(question))]
-    own = [_subject_words(p) for p in pieces]
+        return [_part(question, question.strip(" ?."), subject_words(question))]
+    own = [subject_words(p) for p in pieces]
     shared = next((s for s in own if s), "")
     parts = []
     for piece, subject in zip(pieces, own, strict=True):

@@ -15,7 +15,9 @@ from typing import Any, Final
 import numpy as np
 
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
+from clauseguard.reading.stated import number_of
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
+from clauseguard.retrieval.parts import subject_words
 from clauseguard.retrieval.tokens import article_references, content_terms
 
 SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
@@ -83,7 +85,17 @@ def asking_of(part: QuestionPart, question: str) -> Asking:
         terms=tuple(content_terms(part.text)),
         words=f"{part.label} {part.subject}",
         question=question,
+        item=_item(part),
     )
+
+
+def _item(part: QuestionPart) -> str:
+    """The part's own words beyond its aspect and the shared subject ("conservative therapy" in "how
+    many months of conservative therapy"); empty for a part that is all aspect ("annual cap")."""
+    own = subject_words(part.label)
+    if own == subject_words(part.subject):
+        return ""
+    return " ".join(w for w in own.split() if not any(c.isdigit() for c in w) and number_of(w) is None)
 
 
 def _about(index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit]) -> dict[str, float]:
