@@ -196,7 +196,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
              if v.kind in kinds and not defers_quantity(v.piece) and v.is_age == asks_age]
     if not found:
         return None
-    usable: list[tuple[int, int, int, int, int, Stated]] = []
+    usable: list[tuple[int, int, int, int, int, int, Stated]] = []
     pending: Stated | None = None
     own = _stems(asking.item) - _stems(" ".join(sorted(circumstance_words())))
     if own and not own & _stems(text):
@@ -215,13 +215,13 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         ):
             continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
         named = int(bool(own & _stems(v.piece)))
-        usable.append((specific, named, _bound_fits(v, asking) + _value_score(v, asking), -kinds.index(v.kind), -order, v))
+        usable.append((specific, named, _bound_fits(v, asking), _value_score(v, asking), -kinds.index(v.kind), -order, v))
     if not usable and pending is None:
         return None
     if not usable:
         assert pending is not None
         return Reading("conditional", pending.piece, pending.value, pending, pending.condition or restriction)
-    best = max(usable, key=lambda t: t[:5])[5]
+    best = max(usable, key=lambda t: t[:6])[6]
     return Reading("stated", best.piece, best.value, best, best.condition or restriction)
 
 

@@ -269,11 +269,16 @@ def stated_values(text: str) -> list[Stated]:
     A figure introduced by "from" and followed by another ("raised from 20 to 30") is the old value a
     rider replaces: only the new one is the clause's value. An age in a condition is not a value."""
     out: list[Stated] = []
-    for sentence in toolkit.pieces(text):
+    for sentence in toolkit.sentences(text):
         piece = sentence.text
         leading = _leading_condition(piece)
         mentions = _mentions(piece)
+        bounds: list[str | None] = []
         for i, (start, end, kind, number, value, unit) in enumerate(mentions):
+            bound = _bound(piece, start, end)
+            if bound is None and i > 0 and mentions[i - 1][2] == kind and _JOINED.fullmatch(piece[mentions[i - 1][1]:start]):
+                bound = bounds[-1]  # "limited to A per year and to B over a lifetime": B is a limit too
+            bounds.append(bound)
             if _SUPERSEDED.search(piece[:start]) and i + 1 < len(mentions) and mentions[i + 1][2] == kind:
                 continue
             context = _context(piece, start, end)
@@ -281,9 +286,25 @@ def stated_values(text: str) -> list[Stated]:
             is_age = kind == "duration" and bool(_AGE_AFTER.match(piece, end))
             if condition is not None and condition.kind == "age" and kind != "amount" and _inside(piece, condition.text, start, end):
                 is_age = True  # the age of an age condition is a value only for a question about age
-            out.append(Stated(kind, number, value, unit, _period(piece, end), piece, context, condition,
-                              _bound(piece, start, end), is_age))
+            out.append(Stated(kind, number, value, unit, _period(piece, end), _quoted(piece, start), context, condition,
+                              bound, is_age))
     return out
+
+
+# what may stand between two values of one limit: a counting window and a joining word
+_JOINED: Final = re.compile(r"[^.;:]{0,40}?\b(?:and(?:\s+to)?|nor|or(?:\s+to)?)\s+(?:to\s+)?", re.IGNORECASE)
+
+
+def _quoted(sentence: str, start: int) -> str:
+    """The stretch of a sentence an excerpt quotes for a value: the sentence, or, in a long sentence
+    cut by semicolons, the semicolon piece that holds the value (with the sentence's opening line
+    when that names the item, as in a list line "- Drug (J3245): induction ...; maintenance ...")."""
+    if len(sentence) <= 320:
+        return sentence
+    for piece in toolkit.pieces(sentence):
+        if piece.start <= start < piece.end:
+            return piece.text
+    return sentence
 
 
 _AGE_AFTER: Final = re.compile(r"\s*(?:of\s+age|old)\b", re.IGNORECASE)
