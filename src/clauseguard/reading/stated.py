@@ -112,6 +112,7 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
     for key in ("denies", "grants", "procedural", "occasions"):
         out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
     out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
+    out["framing_sections"] = re.compile(rf"^\W*(?:\w+\s+\d+\.?\s*)?(?:{raw['framing_sections']})\b", re.IGNORECASE)
     out["circumstances"] = frozenset(str(raw["circumstances"]).split())
     return out
 
@@ -120,6 +121,13 @@ def _patterns(key: str) -> list[re.Pattern[str]]:
     found = cues()[key]
     assert isinstance(found, list)
     return found
+
+
+def frames(section: str) -> bool:
+    """True for a section that describes the document (history, evidence, references), never governs."""
+    pattern = cues()["framing_sections"]
+    assert isinstance(pattern, re.Pattern)
+    return bool(pattern.search(section))
 
 
 def circumstance_words() -> frozenset[str]:
@@ -188,6 +196,16 @@ _CONTEXT_CUT: Final = re.compile(r"[,;:]|\band\b|\bor\b|\bnor\b|\bwhile\b|\bbut\
 def _context(piece: str, start: int, end: int) -> str:
     """The words of the piece between the nearest cuts before and after a value (its item's words).
     In a list or table line ("A7035 - Headgear: 1 per 6 months") the line is the value's context."""
+    colon = piece.find(":")
+    if 0 <= colon < start and _LIST_LINE.match(piece):
+        return f"{piece[:colon]} {_stretch(piece, start, end)}"
+    return _stretch(piece, start, end)
+
+
+_LIST_LINE: Final = re.compile(r"^\s*(?:[-\u2022*]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
+
+
+def _stretch(piece: str, start: int, end: int) -> str:
     line_start = piece.rfind("\n", 0, start) + 1
     line_end = piece.find("\n", end)
     line_end = len(piece) if line_end < 0 else line_end
@@ -243,7 +261,7 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
         if n is None or not kept or not free(m.start(), m.end()) or kept[-1].casefold() in _STOP_NOUN:
             continue
         if re.fullmatch(r"(?:years?|months?|weeks?|days?|hours?|once|twice|times?)", kept[0], re.IGNORECASE) \
-                or _MEASURE.fullmatch(kept[-1]):
+                or any(_MEASURE.fullmatch(w) for w in kept):
             continue  # a duration, a frequency, or a measured quantity ("100 mg"), not a count of things
         item = kept[-1].casefold().strip("-")
         end = m.start("noun") + len(" ".join(kept))

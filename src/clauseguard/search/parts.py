@@ -15,7 +15,7 @@ from typing import Any, Final
 import numpy as np
 
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
-from clauseguard.reading.stated import number_of
+from clauseguard.reading.stated import frames, number_of
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
 from clauseguard.retrieval.parts import subject_words
 from clauseguard.retrieval.tokens import article_references, content_terms
@@ -116,7 +116,10 @@ def answer_part(
     for hit in hits:
         if hit.score < threshold or about[hit.clause_id] < SUBJECT_SHARE:
             continue  # under the threshold, or above it on generic words but about something else
-        reading = read_passage(_row(index, hit).text, asking)
+        row = _row(index, hit)
+        if frames(row.section) and not article_references(part.text):
+            continue  # a revision history or the evidence reviewed describes the policy; it does not govern
+        reading = read_passage(row.text, asking)
         if reading.settled:
             readings.append(Settled(hit, reading))
         elif reading.settles == "conditional" and conditional is None:
