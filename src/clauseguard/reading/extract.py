@@ -52,12 +52,12 @@ _NEGATED_EXCLUSION: Final = re.compile(r"\bnot\s+excluded\b|\bunless\b|\bexcept\
 # What kind of value a part asks for, from its own words: a cap is an amount (or a count), a rate
 # is a percentage, a waiting period is a duration. Checked in this order; the first that fits wins.
 _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
+    ("rate", re.compile(r"\b(?:rate|percent\w*|per ?cent|share|proportion|level of reimbursement|co-?pay\w*|"
+                        r"coinsurance|reduction|relief)\b", re.I)),
     ("duration", re.compile(r"\b(?:wait\w*|how long|how often|how frequently|how far ahead|duration|length|age|how old|interval|"
                             r"qualifying period|deferral|minimum period|months?|days|years)\b", re.I)),
     ("count", re.compile(r"\b(?:how many|number of|sessions?|visits?|treatments? per|units?|frequency|times|"
                          r"nights|hours|courses?)\b", re.I)),
-    ("rate", re.compile(r"\b(?:rate|percent\w*|per ?cent|share|proportion|level of reimbursement|co-?pay\w*|"
-                        r"coinsurance|reduction|relief)\b", re.I)),
     ("amount", re.compile(r"\b(?:caps?|ceiling|maximum|max|limit\w*|amount|sum|allowance|up to|contribution|"
                           r"supplement|deductible|excess)\b", re.I)),
     ("payment", re.compile(r"\b(?:how much|paid|pays?|payable|reimburs\w*|cost)\b", re.I)),
@@ -83,9 +83,16 @@ _ASKS_LIFETIME: Final = re.compile(r"\b(?:lifetime|whole|total|overall\s+lifetim
 _YEAR_PERIOD: Final = re.compile(r"\byear", re.I)
 
 
+YES_NO: Final = re.compile(
+    r"^\s*(?:is|are|does|do|can|will|would|may|could|should|has|have)\b(?!.*\b(?:how|what|which|when)\b)", re.I
+)
+
+
 def quantity_asked(label: str, aspect: str | None) -> str | None:
     """The kind of value a part asks for (duration, count, rate, amount, payment), or None for any.
     A counting window in the part ("sessions per contract year") is not what it asks for."""
+    if YES_NO.match(label):
+        return None  # "Is X covered?", "Will Medicare pay for X?" ask yes or no
     label = _PER_PERIOD.sub(" ", label)
     found = [kind for kind, pattern in _ASKS if pattern.search(label)]
     if "count" in found and "duration" in found and re.search(r"\bhow many\b|\bnumber of\b", label, re.I):

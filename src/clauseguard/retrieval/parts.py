@@ -31,6 +31,7 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
         r"documents?|documentation|paperwork|evidence|proof|supporting|forms?|submit|send|invoices?|"
         r"receipts?|records?|prescription needed",
     ),
+    (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)"),
     (
         LIMIT,
         r"caps?|ceilings?|limits?|limited|maximums?|max|amounts?|how many|number of|"
@@ -38,7 +39,6 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
         r"per [a-z]+|supplements?|contributions?|courses?|minimum period|period of \w+|duration|length|"
         r"how often|interval|how far ahead",
     ),
-    (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)"),
     (EXCLUSION, r"exclu\w*|exceptions?|not covered"),
     (
         COVERAGE,
@@ -83,9 +83,15 @@ class QuestionPart(NamedTuple):
     asks_quantity: bool  # a cap, amount, rate, waiting period or count: settled only by a stated value
 
 
+_YES_NO: Final = re.compile(r"^\s*(?:is|are|does|do|can|will|would|may|could|should)\b(?!.*\b(?:how|what|which|when)\b)")
+
+
 def aspect_of(text: str) -> str | None:
-    """The aspect a part asks about: the most specific cue it contains, or None."""
+    """The aspect a part asks about: the most specific cue it contains, or None. A yes-or-no question
+    about cover ("Is X covered?", "Will the plan pay for X?") asks about coverage whatever else it names."""
     low = normalise(text)
+    if _YES_NO.match(low) and _CUE_PATTERNS[-1][1].search(low):
+        return COVERAGE
     for aspect, pattern in _CUE_PATTERNS:
         if pattern.search(low):
             return aspect
