@@ -31,7 +31,7 @@ from clauseguard.reading.stated import (
     stated_values,
 )
 
-Settles = Literal["stated", "excluded", "deferred", "no_quantity", "answers", "conditional"]
+Settles = Literal["stated", "excluded", "deferred", "no_quantity", "answers", "conditional", "ambiguous"]
 
 _DEFERRAL: Final = re.compile(
     r"\b(?:fixed|set|stated|shown|specified|defined|laid down|given|determined|listed)\s+(?:out\s+)?"
@@ -112,6 +112,7 @@ class Reading:
     value: str | None = None  # "EUR 1,500", "30 visits", "yes", "no"
     stated: Stated | None = None  # the value tuple, for a quantity
     condition: Condition | None = None  # stated with the answer (or why it is conditional)
+    rival: str | None = None  # an "ambiguous" reading: the other value that fits the part as well
 
     @property
     def settled(self) -> bool:
@@ -158,6 +159,7 @@ class Asking:
     words: str  # the part's label and subject (what a value must be for)
     question: str  # the whole question (the circumstances it states)
     item: str = ""  # the part's own words beyond its aspect and subject ("conservative therapy"), if any
+    subject: str = ""  # the part's subject ("CPAP headgear")
 
 
 def condition_met(condition: Condition, question: str) -> bool | None:
@@ -179,17 +181,43 @@ def _words_fit(v: Stated, asking: Asking) -> bool:
     return bool(wanted & _stems(v.context))
 
 
+def _sentence_score(v: Stated, asking: Asking) -> int:
+    """The question's words and figures in the value's whole sentence or list line ("when the AHI is
+    15 or higher" picks the line that says "15 or more events")."""
+    asked = set(toolkit.words(asking.question)) | _stems(asking.question)
+    figures = {w for w in asked if w.isdigit()}
+    return len(figures & set(toolkit.words(v.piece))) + len((_stems(asking.question) - _stems(" ".join(sorted(circumstance_words())))) & _stems(v.piece))
+
+
 def _bound_fits(v: Stated, asking: Asking) -> int:
-    """1 when the value is a bound of the side the part asks ("maximum" -> "up to", "minimum" -> "at least")."""
-    return int(v.bound == "upper" and bool(_ASKS_UPPER.search(asking.words))
-               or v.bound == "lower" and bool(_ASKS_LOWER.search(asking.words)))
+    """1 when the value is a bound of the side the part asks ("maximum" -> "up to", "minimum" -> "at
+    least"); for a duration asked with no side ("how long is the approval"), 1 when the value is no
+    lower bound (an "at least N months of therapy" is a requirement, not the length asked)."""
+    upper, lower = bool(_ASKS_UPPER.search(asking.words)), bool(_ASKS_LOWER.search(asking.words))
+    if v.kind == "duration" and not upper and not lower:
+        return int(v.bound != "lower")
+    return int(v.bound == "upper" and upper or v.bound == "lower" and lower)
+
+
+_DAYS: Final = {"hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25}
+
+
+def _same_quantity(a: Stated, b: Stated) -> bool:
+    """Two values that say one thing: "12 weeks" and "84 days", or the same figure twice."""
+    if a.value == b.value:
+        return True
+    if a.kind == b.kind == "duration" and a.unit in _DAYS and b.unit in _DAYS:
+        return abs(a.number * _DAYS[a.unit] - b.number * _DAYS[b.unit]) < 1.0
+    return False
 
 
 def _value_score(v: Stated, asking: Asking) -> int:
     """How well a value fits the part: the part's words around it, and a counting window of the
     span asked (annual vs lifetime)."""
-    wanted = _stems(asking.words) - _stems(" ".join(sorted(circumstance_words())))
-    score = len(wanted & _stems(f"{v.context} {v.period or ''} {v.unit}"))
+    drop = _stems(" ".join(sorted(circumstance_words())))
+    around = _stems(f"{v.context} {v.period or ''} {v.unit}")
+    # the subject's words count twice: the part is about them; its other words only phrase it
+    score = 2 * len((_stems(asking.subject) - drop) & around) + len((_stems(asking.words) - drop) & around)
     yearly = bool(v.period and _YEAR_PERIOD.search(v.period)) or bool(_YEAR_PERIOD.search(v.context))
     if _ASKS_ANNUAL.search(asking.words) and yearly or _ASKS_LIFETIME.search(asking.words) and not yearly:
         score += 2
@@ -203,7 +231,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
              if v.kind in kinds and not defers_quantity(v.piece) and v.is_age == asks_age]
     if not found:
         return None
-    usable: list[tuple[int, int, int, int, int, int, Stated]] = []
+    usable: list[tuple[int, int, int, int, int, int, int, Stated]] = []
     pending: Stated | None = None
     own = _stems(asking.item) - _stems(" ".join(sorted(circumstance_words())))
     if own and not own & _stems(text):
@@ -222,13 +250,20 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         ):
             continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
         named = int(bool(own & _stems(v.piece)))
-        usable.append((specific, named, _bound_fits(v, asking), _value_score(v, asking), -kinds.index(v.kind), -order, v))
+        usable.append((specific, named, _bound_fits(v, asking), _value_score(v, asking), _sentence_score(v, asking),
+                       -kinds.index(v.kind), -order, v))
     if not usable and pending is None:
         return None
     if not usable:
         assert pending is not None
         return Reading("conditional", pending.piece, pending.value, pending, pending.condition or restriction)
-    best = max(usable, key=lambda t: t[:6])[6]
+    ranked = sorted(usable, key=lambda t: t[:7], reverse=True)
+    best = ranked[0][7]
+    rival = next((t[7] for t in ranked[1:] if t[:5] == ranked[0][:5] and t[7].kind == best.kind
+                  and not _same_quantity(t[7], best)), None)
+    if rival is not None:
+        # two values of the kind asked fit the part equally well: say both, decide neither
+        return Reading("ambiguous", best.piece, best.value, best, best.condition or restriction, rival=rival.value)
     return Reading("stated", best.piece, best.value, best, best.condition or restriction)
 
 

@@ -263,6 +263,9 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
         if re.fullmatch(r"(?:years?|months?|weeks?|days?|hours?|once|twice|times?)", kept[0], re.IGNORECASE) \
                 or any(_MEASURE.fullmatch(w) for w in kept):
             continue  # a duration, a frequency, or a measured quantity ("100 mg"), not a count of things
+        # the counted noun: the last plural of the run ("events" in "30 events recorded"), else its last word
+        noun_at = max((i for i, w in enumerate(kept) if len(w) > 3 and w.casefold().endswith("s")), default=len(kept) - 1)
+        kept = kept[: noun_at + 1]
         item = kept[-1].casefold().strip("-")
         end = m.start("noun") + len(" ".join(kept))
         found.append((m.start(), end, "count", n, f"{_fmt(n)} {item}", item))

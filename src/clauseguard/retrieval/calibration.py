@@ -24,7 +24,6 @@ FEATURES: Final[tuple[str, ...]] = (
     "lexical_share",  # BM25 / best BM25 among eligible rows for this query part, in [0, 1]
     "cosine",  # dense cosine, clipped to [0, 1] (0 without a dense backend)
     "coverage",  # share of the part's distinct content terms found in the clause, in [0, 1]
-    "subject",  # share of the IDF weight of the part's subject (the member's circumstances left out), in [0, 1]
     "article_match",  # 1 when the question names the clause's article number
     "code_match",  # 1 when the question names a code the clause names or its document governs
     "kind_match",  # 1 when the clause's kind answers the part's aspect, or its text states what the part asks
@@ -98,7 +97,7 @@ class Calibrator:
 def uncalibrated(backend: str) -> Calibrator:
     """Hand-set weights for a backend with no fitted file (test doubles): ordered, not calibrated."""
     return Calibrator(
-        backend=backend, weights=(1.5, 2.0, 2.0, 1.0, 2.0, 0.5, 0.5, 1.0), bias=-4.0, fitted_on="hand-set"
+        backend=backend, weights=(1.5, 2.0, 2.0, 2.0, 0.5, 0.5, 1.0), bias=-4.0, fitted_on="hand-set"
     )
 
 

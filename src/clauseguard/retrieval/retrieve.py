@@ -112,7 +112,6 @@ class Candidates(NamedTuple):
                 self.lexical_share,
                 np.clip(self.cosine, 0.0, 1.0),
                 self.coverage,
-                self.subject,
                 self.article_match,
                 self.code_match,
                 self.kind_match,

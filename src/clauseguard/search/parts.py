@@ -17,7 +17,7 @@ import numpy as np
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
 from clauseguard.reading.stated import frames, number_of
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
-from clauseguard.retrieval.parts import subject_words
+from clauseguard.retrieval.parts import bare_subject, subject_words
 from clauseguard.retrieval.tokens import article_references, content_terms
 
 SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
@@ -86,6 +86,7 @@ def asking_of(part: QuestionPart, question: str) -> Asking:
         words=f"{part.label} {part.subject}",
         question=question,
         item=_item(part),
+        subject=bare_subject(part),
     )
 
 
@@ -122,11 +123,17 @@ def answer_part(
         reading = read_passage(row.text, asking)
         if reading.settled:
             readings.append(Settled(hit, reading))
-        elif reading.settles == "conditional" and conditional is None:
+        elif reading.settles in ("conditional", "ambiguous") and conditional is None:
             conditional = Settled(hit, reading)
     answer = _ranked(index, part, readings, precedence)
     if answer.settled_by:
         _apply_riders(index, part, asking, mask, k, precedence, answer)
+        return answer, below
+    if conditional is not None and conditional.reading.settles == "ambiguous":
+        row = _row(index, conditional.hit)
+        reading = conditional.reading
+        answer.unsettled_because = (f"the passage states two values that fit it equally ({reading.value} and "
+                                    f"{reading.rival}) {cite(row)}")
         return answer, below
     if conditional is not None:
         row = _row(index, conditional.hit)
