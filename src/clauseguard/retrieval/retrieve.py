@@ -20,6 +20,7 @@ from clauseguard.reading.extract import quantity_asked
 from clauseguard.retrieval.parts import (
     COVERAGE,
     bare_subject,
+    subject_words,
     EXCLUSION,
     QUANTITY_ASPECTS,
     QuestionPart,
@@ -77,7 +78,7 @@ def as_part(question: QuestionPart | str) -> QuestionPart:
     if isinstance(question, QuestionPart):
         return question
     aspect = aspect_of(question)
-    return QuestionPart(question, question, "", aspect, aspect in QUANTITY_ASPECTS)
+    return QuestionPart(question, question, subject_words(question), aspect, aspect in QUANTITY_ASPECTS)
 
 
 def _named_rows(lookup: Mapping[str, np.ndarray], keys: Sequence[str], mask: np.ndarray) -> np.ndarray:
@@ -142,8 +143,9 @@ def _coverage(index: RetrievalIndex, terms: Sequence[str], pool: np.ndarray) -> 
         return np.zeros(len(pool))
     present = index.lexical.presence(terms, pool)
     paying = [t for t in terms if t in PAYING_TERMS]
-    if paying:  # "reimbursed", "covered", "paid" say one thing: a row with any of them has the term
+    if paying:  # "reimbursed", "covered", "paid" say one thing: a row that says the plan pays has the term
         any_paying = index.lexical.presence(sorted(PAYING_TERMS), pool).any(axis=0)
+        any_paying &= np.asarray(["grants" in index.states(r) for r in pool.tolist()], dtype=bool)
     for i, term in enumerate(terms):
         governed = index.document_code_rows.get(term.upper())
         if governed is not None:
