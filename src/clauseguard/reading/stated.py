@@ -54,7 +54,8 @@ _STOP_NOUN: Final = frozenset(
     "who whose than as under over after before".split()
 )
 _COUNT: Final = re.compile(
-    rf"\b{_NUM}\s+(?:\d+-[a-z]+\s+)?(?P<noun>(?:[a-z][a-z-]*\s+){{0,3}}[a-z][a-z-]*)", re.IGNORECASE
+    rf"\b{_NUM}\s+(?:\d+-[a-z]+\s+)?(?!(?:to|and|or|per|of|in|for|from|than|a|an|the)\b)"
+    rf"(?P<noun>(?:[a-z][a-z-]*\s+){{0,3}}[a-z][a-z-]*)", re.IGNORECASE
 )
 _NUMBER_OF: Final = re.compile(r"\bnumber\s+of\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+s)\b", re.IGNORECASE)
 _RAISED_TO: Final = re.compile(rf"\b(?:raised|increased|reduced|lowered|extended|changed|set)\s+(?:from\s+.{{1,30}}?\s+)?to\s+{_NUM}(?=\s*[.;,]|\s*$)",

@@ -177,6 +177,14 @@ def _apply_riders(
     for this part replaces the document's passage; the passage is reported as overridden."""
     lead = answer.settled_by[0]
     document = str(_row(index, lead.hit).document_id)
+    if lead.reading.stated is not None and precedence.kinds.get(document) == "rider":
+        # the rider answers already: the passages of the documents it overrides that state the same kind step aside
+        amended = {d for d, riders in precedence.riders_over.items() if document in riders}
+        replaced = [s for s in answer.settled_by[1:] if str(_row(index, s.hit).document_id) in amended
+                    and s.reading.stated is not None and s.reading.stated.kind == lead.reading.stated.kind]
+        answer.overridden.extend((s.hit, lead.hit.clause_id) for s in replaced)
+        answer.settled_by = [s for s in answer.settled_by if s not in replaced]
+        return
     riders = precedence.riders_over.get(document, ())
     if not riders or lead.reading.stated is None or article_references(part.text):
         return  # a rider replaces a stated value; an article lookup asks for that article
