@@ -9,8 +9,10 @@ from the same mask (still exact, still filter-before-rank); without faiss, numpy
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -26,6 +28,10 @@ CACHE_FORMAT: Final = 1
 # product over all rows is cheaper than the copy, and ineligible products are overwritten before use.
 GATHER_BELOW: Final = 0.5
 FAISS_ABOVE_ROWS: Final = 1_000_000  # below this numpy is as fast and needs no extra package
+# What np.load raises on a file cut short or overwritten: read as a cache miss, never as an answer.
+CORRUPT: Final = (zipfile.BadZipFile, EOFError, ValueError, KeyError)
+
+log = logging.getLogger(__name__)
 
 
 def cache_path(cache_dir: Path, fingerprint: str, backend: str) -> Path:
@@ -34,12 +40,18 @@ def cache_path(cache_dir: Path, fingerprint: str, backend: str) -> Path:
 
 
 def _load_cached(path: Path, fingerprint: str, backend: str, rows: int) -> np.ndarray | None:
+    """The cached embeddings, or None (a miss: rebuild) when the file is absent, corrupt or for
+    another corpus, backend or format. A corrupt file is warned about and later replaced."""
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = (str(data["fingerprint"]), str(data["backend"]), int(data["format"]))
             matrix = np.asarray(data["embeddings"], dtype=np.float32)
-    except (OSError, KeyError, ValueError):
-        return None  # absent or unreadable: rebuild rather than trust it
+    except FileNotFoundError:
+        return None
+    except (OSError, *CORRUPT) as exc:
+        log.warning("embedding cache %s is unreadable (%s: %s); re-embedding the corpus and replacing it",
+                    path, type(exc).__name__, exc)
+        return None
     if meta != (fingerprint, backend, CACHE_FORMAT) or matrix.shape[0] != rows:
         return None
     return matrix

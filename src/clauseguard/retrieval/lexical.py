@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,7 +149,8 @@ class LexicalIndex:
         """Write the index (both fields) as one .npz, atomically, so a restart loads instead of re-indexing."""
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, size=np.asarray([self.size]), **self.body.arrays("body_"), **self.title.arrays("title_"))
+        arrays = {"size": np.asarray([self.size]), **self.body.arrays("body_"), **self.title.arrays("title_")}
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds as its bool flag
         os.replace(tmp, path)
 
     @classmethod
@@ -159,7 +161,12 @@ class LexicalIndex:
                 if int(saved["size"][0]) != size:
                     return None
                 parts = {k: saved[k] for k in saved.files}
-        except (OSError, ValueError, KeyError):
+        except FileNotFoundError:
+            return None
+        except (OSError, zipfile.BadZipFile, EOFError, ValueError, KeyError) as exc:  # cut short or overwritten
+            logging.getLogger(__name__).warning(
+                "lexical index %s is unreadable (%s: %s); re-indexing the corpus and replacing it",
+                path, type(exc).__name__, exc)
             return None
 
         def field(prefix: str) -> dict[str, np.ndarray]:
