@@ -21,11 +21,11 @@ import numpy as np
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.errors import ClauseguardError
+from clauseguard.reading.stated import what_it_states
 from clauseguard.retrieval.calibration import FEATURES
 from clauseguard.retrieval.eligible import eligible_mask
 from clauseguard.retrieval.index import RetrievalIndex
 from clauseguard.retrieval.parts import split_question
-from clauseguard.reading.stated import what_it_states
 from clauseguard.retrieval.retrieve import answer_kinds, as_part, candidates
 from clauseguard.versions import Eligibility, eligibility, eligibility_under_terms, governing_terms
 

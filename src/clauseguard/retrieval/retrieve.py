@@ -13,20 +13,20 @@ from typing import Final, NamedTuple
 
 import numpy as np
 
+from clauseguard.reading.extract import quantity_asked
 from clauseguard.retrieval.clauses import check_mask, sort_by_score, top_k
 from clauseguard.retrieval.fusion import DEFAULT_FUSION, FusionConfig, fuse, ranks_of, rerank
 from clauseguard.retrieval.index import RetrievalIndex
-from clauseguard.reading.extract import quantity_asked
 from clauseguard.retrieval.parts import (
     COVERAGE,
-    bare_subject,
-    subject_words,
     EXCLUSION,
     QUANTITY_ASPECTS,
     QuestionPart,
     answers_aspect,
     aspect_of,
+    bare_subject,
     split_question,
+    subject_words,
 )
 from clauseguard.retrieval.tokens import article_references, code_references, content_terms, tokens
 

@@ -13,7 +13,13 @@ from typing import Protocol
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.requests import SearchRequest
-from clauseguard.versions import Eligibility, Governing, governing_contract, governing_documents_for_code, governing_plan
+from clauseguard.versions import (
+    Eligibility,
+    Governing,
+    governing_contract,
+    governing_documents_for_code,
+    governing_plan,
+)
 
 
 @dataclass(frozen=True)
