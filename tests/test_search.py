@@ -313,3 +313,15 @@ def test_a_value_stated_only_for_a_case_the_question_does_not_name_is_escalated(
     r = ask(own, "CT-2", "How often can glasses be claimed for young insured persons?")
     # no age stated: the general value holds, the under-16 one is not chosen
     assert part(r)["value"]["value"] == "24 months"
+
+
+def test_requests_of_one_plan_and_date_interval_share_one_read_only_mask(engine: Engine) -> None:
+    from clauseguard.search.request import scope_mask
+    from clauseguard.versions import eligibility
+
+    corpus, index = engine.corpus, engine.index
+    a = scope_mask(index, eligibility(corpus, plan_id="KHP-PPO-PLUS", day=date(2024, 9, 1)))
+    b = scope_mask(index, eligibility(corpus, plan_id="KHP-PPO-PLUS", day=date(2024, 9, 2)))
+    other_plan = scope_mask(index, eligibility(corpus, plan_id="KHP-HMO-CORE", day=date(2024, 9, 1)))
+    assert a is b and not a.flags.writeable  # shared, and nobody can change it under another request
+    assert other_plan is not a

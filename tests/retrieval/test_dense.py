@@ -175,3 +175,20 @@ def test_a_corrupt_lexical_index_file_is_rebuilt_with_a_warning(tmp_path: Path, 
         h.clause_id for h in retrieve(again, part, everything(again), 3)
     ]
     assert saved.read_bytes() != whole[: len(whole) // 2]  # replaced by the rebuilt index
+
+
+def test_a_read_only_mask_reuses_its_gathered_rows_and_agrees_with_a_fresh_gather() -> None:
+    rows = [clause(f"DOC.v1.C{i}", f"Clause {i} about implants and crowns number {i}.") for i in range(1, 9)]
+    index = hashing_index(tiny_corpus(rows))
+    assert index.dense is not None
+    shared = np.zeros(index.size, dtype=bool)
+    shared[[1, 4, 6]] = True
+    shared.flags.writeable = False
+    vector = index.dense.embed_query("implant crown")
+    first = index.dense.search_vector(vector, shared)
+    second = index.dense.search_vector(vector, shared)  # served from the gathered copy
+    fresh = index.dense.search_vector(vector, shared.copy())  # a writable mask is gathered every time
+    assert len(index.dense._gathered) == 1
+    for found in (second, fresh):
+        assert np.array_equal(found.indices, first.indices) and np.allclose(found.scores, first.scores)
+    assert first.indices.tolist() == [1, 4, 6]

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,8 @@ class RetrievalIndex:
     document_code_rows: Mapping[str, np.ndarray]  # code -> rows whose document governs it
     # what each row's text states (kinds of value, grants / refuses), read on first use and kept
     stated: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    # row masks of eligibility decisions, shared by the requests of one plan and date interval
+    shared_by_decision: dict[tuple[str, int], tuple[object, Any]] = field(default_factory=dict, compare=False, repr=False)
 
     def states(self, row: int) -> frozenset[str]:
         found = self.stated.get(row)

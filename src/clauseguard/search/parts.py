@@ -8,7 +8,7 @@ anything: a FAQ that disagrees with the answer is reported as a conflict and is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -19,9 +19,26 @@ from clauseguard.reading.stated import frames, number_of
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
 from clauseguard.retrieval.parts import bare_subject, subject_words
 from clauseguard.retrieval.tokens import article_references, content_terms
+from clauseguard.versions import version_index
 
 SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
 PRECEDENCE: Final = "rider > policy > FAQ"
+
+
+class _Kinds(Mapping[str, str]):
+    """Document id -> kind, read from the corpus's document index (no copy per request)."""
+
+    def __init__(self, documents: Mapping[str, Any]) -> None:
+        self._documents = documents
+
+    def __getitem__(self, key: str) -> str:
+        return str(self._documents[key].kind)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._documents)
+
+    def __len__(self) -> int:
+        return len(self._documents)
 
 
 @dataclass(frozen=True)
@@ -33,14 +50,25 @@ class Precedence:
     riders_over: Mapping[str, tuple[str, ...]]  # document id -> rider ids in scope that override it
 
     @classmethod
-    def of(cls, documents: Sequence[Any], in_scope: set[str]) -> Precedence:
-        kinds = {d.id: d.kind for d in documents}
+    def of(cls, index: RetrievalIndex, corpus: Any, mask: np.ndarray) -> Precedence:
+        """The kinds of the corpus's documents, and the riders with an eligible row under the mask
+        (only the riders' own rows are looked at, never every row)."""
+        if corpus is None:
+            return cls({}, {})
+        documents = version_index(corpus).documents
+        spans = index.shared_by_decision.get(("rider spans", 0))
+        if spans is None or spans[0] is not documents:
+            found: dict[str, list[tuple[int, int]]] = {}
+            for (doc, _version), span in sorted(index.clauses.version_rows.items()):
+                if documents.get(doc) is not None and documents[doc].kind == "rider":
+                    found.setdefault(doc, []).append(span)
+            spans = index.shared_by_decision[("rider spans", 0)] = (documents, found)  # type: ignore[assignment]
         over: dict[str, list[str]] = {}
-        for d in sorted(documents, key=lambda d: d.id):
-            if d.kind == "rider" and d.id in in_scope:
-                for target in d.overrides:
-                    over.setdefault(target, []).append(d.id)
-        return cls(kinds, {k: tuple(v) for k, v in over.items()})
+        for rider_id, rows in sorted(spans[1].items()):  # type: ignore[union-attr]
+            if any(mask[start:stop].any() for start, stop in rows):
+                for target in documents[rider_id].overrides:
+                    over.setdefault(target, []).append(rider_id)
+        return cls(_Kinds(documents), {k: tuple(v) for k, v in over.items()})
 
     def is_faq(self, document_id: str) -> bool:
         return self.kinds.get(document_id) == "faq"

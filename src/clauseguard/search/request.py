@@ -30,12 +30,28 @@ from clauseguard.responses import (
     StatedValue,
 )
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, best_ineligible, retrieve, split_question
+from clauseguard.retrieval.eligible import eligible_mask
 from clauseguard.search.parts import PRECEDENCE, PartAnswer, Precedence, Settled, answer_part, cite
 from clauseguard.search.target import GoverningCodes, Scope, resolve_target
+from clauseguard.versions import Eligibility
 
 NO_EVIDENCE: Final = "Not enough evidence found in policy documents."
 ESCALATE: Final = "escalate to handler"
 NO_ACTION: Final = "none"
+
+
+def scope_mask(index: RetrievalIndex, elig: Scope) -> Any:
+    """The scope's row mask: from the version rules' slices (one per governing document version),
+    kept per decision so the requests of one plan and date interval share it; else from the ids."""
+    if isinstance(elig, Eligibility):
+        key = ("mask", id(elig.decided))
+        found = index.shared_by_decision.get(key)
+        if found is None or found[0] is not elig.decided:
+            mask = eligible_mask(index, elig)
+            mask.flags.writeable = False  # shared by every request of the decision
+            found = index.shared_by_decision[key] = (elig.decided, mask)
+        return found[1]
+    return index.clauses.mask_of(elig.eligible)
 
 
 def _row(index: RetrievalIndex, hit: Hit) -> Any:
@@ -135,10 +151,8 @@ def answer_over(
     *, corpus: Corpus | None = None, question: str | None = None,
 ) -> SearchAnswer:
     """Excluded, below-threshold, status, sources, action, unsettled and answer for one scope."""
-    mask = index.clauses.mask_of(elig.eligible)
-    rows = index.clauses.rows
-    in_scope = {rows[i].document_id for i in mask.nonzero()[0].tolist()}
-    precedence = Precedence.of(corpus.documents if corpus is not None else (), in_scope)
+    mask = scope_mask(index, elig)
+    precedence = Precedence.of(index, corpus, mask)
     asked = question if question is not None else " ".join(p.label for p in parts)
     answers: list[PartAnswer] = []
     below: list[Hit] = []

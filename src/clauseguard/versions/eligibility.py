@@ -142,6 +142,14 @@ def _boundaries(index: VersionIndex, plan: Plan) -> tuple[date, ...]:
     return tuple(sorted(found))
 
 
+def interval_of(index: VersionIndex, plan: Plan, day: date) -> int:
+    """Which of the plan's date intervals (between version boundaries of its documents and riders) holds the day."""
+    bounds = index.decisions.get(("bounds", plan.id))
+    if bounds is None:
+        bounds = index.decisions[("bounds", plan.id)] = _boundaries(index, plan)
+    return bisect.bisect_right(bounds, day)
+
+
 def eligibility(corpus: Corpus, *, plan_id: str, day: date, payer_id: str | None = None) -> Eligibility:
     """A clause is eligible for a plan on a day when its document is the payer's, applies to the plan
     (a rider: is attached to it), and its version is the one in effect that day. The decision is the
@@ -149,11 +157,7 @@ def eligibility(corpus: Corpus, *, plan_id: str, day: date, payer_id: str | None
     index = version_index(corpus)
     plan = _plan_of_payer(index, plan_id, payer_id)
     cache = index.decisions
-    bounds = cache.get(("bounds", plan.id))
-    if bounds is None:
-        bounds = cache[("bounds", plan.id)] = _boundaries(index, plan)
-    assert isinstance(bounds, tuple)
-    key = ("plan", plan.id, bisect.bisect_right(bounds, day))
+    key = ("plan", plan.id, interval_of(index, plan, day))
     decided = cache.get(key)
     if not isinstance(decided, Decided):
         decided = cache[key] = _decide(index, plan, day, None, within_term=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from clauseguard.corpus.model import Corpus, Document, Version
-from clauseguard.versions.eligibility import Eligibility, eligibility, eligibility_under_terms
+from clauseguard.versions.eligibility import Eligibility, eligibility, eligibility_under_terms, interval_of
 from clauseguard.versions.rules import _plan_of_payer, riders_in_effect, version_in_effect, version_index
 from clauseguard.versions.terms import governing_terms
 
@@ -89,8 +89,15 @@ def governing_plan(corpus: Corpus, plan_id: str, day: date, payer_id: str | None
     index = version_index(corpus)
     plan = _plan_of_payer(index, plan_id, payer_id)
     documents = index.plan_documents(plan)
-    versions = {d.id: v for d in documents if (v := version_in_effect(d, day)) is not None}
-    riders = {r.document.id: r for r in riders_in_effect(corpus, plan.id, day)}
+    # the versions in effect change only at a version boundary of the plan's documents: once per interval
+    key = ("governing", plan.id, interval_of(index, plan, day))
+    found = index.decisions.get(key)
+    if found is None:
+        found = index.decisions[key] = (
+            {d.id: v for d in documents if (v := version_in_effect(d, day)) is not None},
+            {r.document.id: r for r in riders_in_effect(corpus, plan.id, day)},
+        )
+    versions, riders = found
     uncovered = None if versions else no_document_in_effect(plan.id, day)
     return Governing(
         eligibility=eligibility(corpus, plan_id=plan.id, day=day, payer_id=payer_id) if uncovered is None else None,
