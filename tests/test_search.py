@@ -325,3 +325,47 @@ def test_requests_of_one_plan_and_date_interval_share_one_read_only_mask(engine:
     other_plan = scope_mask(index, eligibility(corpus, plan_id="KHP-HMO-CORE", day=date(2024, 9, 1)))
     assert a is b and not a.flags.writeable  # shared, and nobody can change it under another request
     assert other_plan is not a
+
+
+def _two_policies(tmp_path: Any, first: tuple[str, str], second: tuple[str, str]) -> Engine:
+    """A plan with two policies of one payer: (title, text) each, one clause per policy."""
+    import json
+
+    def document(n: int, title: str, text: str) -> dict[str, Any]:
+        return {"id": f"POL-{n}", "payer": "PAY", "kind": "medical_policy", "title": title, "versions": [
+            {"version": f"P{n}", "effective_start": "2024-01-01", "effective_end": None,
+             "clauses": [{"id": f"POL-{n}.P{n}.C1", "section": "Coverage", "text": text}]}]}
+
+    corpus = {"format": "clauseguard.corpus/v1", "payers": [{"id": "PAY", "name": "Payer"}],
+              "plans": [{"id": "PLAN", "payer": "PAY", "name": "Plan"}],
+              "documents": [document(1, *first), document(2, *second)]}
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps(corpus), encoding="utf-8")
+    return Engine(open_corpus(str(path), None))
+
+
+@pytest.mark.parametrize(
+    ("named", "other"),
+    [
+        (("Interleukin-23 inhibitors", "Guselkumab (Tremfya) is approved for 3 months for moderately to severely "
+          "active ulcerative colitis when the patient has tried one systemic therapy."),
+         ("Interleukin-17A inhibitors", "Intravenous secukinumab is considered experimental, investigational, or "
+          "unproven for the following: A. Plaque psoriasis. B. Crohn's disease or ulcerative colitis.")),
+        (("Dental implants", "Implantology: implants placed by a dentist are reimbursed at 80% when the "
+          "tooth was lost after the policy started."),
+         ("Orthodontics", "Orthodontic treatment after the age of 18, and any treatment of a tooth lost "
+          "before the policy started, is not reimbursed.")),
+    ],
+)
+def test_another_documents_refusal_never_answers_for_the_thing_the_question_names(
+    tmp_path: Any, named: tuple[str, str], other: tuple[str, str]
+) -> None:
+    """The question names a service only one policy names; a policy about something else that shares
+    the rest of the words (the indication, the tooth) is never the answer."""
+    question = ("Is Tremfya covered for ulcerative colitis?" if "Tremfya" in named[1]
+                else "Is a dental implant covered for a tooth lost before the policy started?")
+    r = _two_policies(tmp_path, named, other).search(
+        {"payer_id": "PAY", "plan_id": "PLAN", "effective_date": "2024-06-01", "question": question,
+         "threshold": 0.05}).as_json()
+    assert "POL-2.P2.C1" not in {s["clause_id"] for s in r["sources"]}
+    assert not (r["action"] == "none" and r["parts"] and r["parts"][0].get("value", {}).get("value") == "no")

@@ -3,6 +3,8 @@ clauseguard.reading.extract): each rule on sentences written in several house st
 
 from __future__ import annotations
 
+import pytest
+
 from clauseguard.reading.extract import Asking, quantity_asked, read_passage
 from clauseguard.reading.stated import age_in, condition_of, stated_values, what_it_states
 
@@ -77,3 +79,51 @@ def test_what_a_clause_states_tells_which_parts_it_can_answer() -> None:
     assert what_it_states("Implants are covered at 50% of the agreed tariff.") >= {"rate", "grants"}
     assert "denies" in what_it_states("Maintenance therapy is not covered.")
     assert "denies" in what_it_states("A second device will be denied as not reasonable and necessary.")
+
+
+def _asking(question: str) -> Asking:
+    from clauseguard.retrieval.tokens import content_terms
+
+    return Asking(asked=quantity_asked(question, None), asks_quantity=False, terms=tuple(content_terms(question)),
+                  words=question, question=question)
+
+
+LCD_GRANT_AND_DENIAL = (
+    "A stationary oxygen concentrator is covered for a beneficiary whose arterial saturation was measured at or "
+    "below 88 percent. A stationary oxygen concentrator supplied as the first device, without a saturation "
+    "measurement, will be denied as not reasonable and necessary."
+)
+TERMS_GRANT_AND_DENIAL = (
+    "Hearing aids are reimbursed once every five years on a prescription from an ENT specialist. "
+    "Hearing aids bought without a prescription from an ENT specialist are not reimbursed."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "value"),
+    [
+        (LCD_GRANT_AND_DENIAL, "Is a stationary oxygen concentrator covered as the first device, without a saturation "
+                               "measurement?", "no"),
+        (LCD_GRANT_AND_DENIAL, "Is a stationary oxygen concentrator covered for a beneficiary whose saturation was "
+                               "measured at 85 percent?", "yes"),
+        (TERMS_GRANT_AND_DENIAL, "Are hearing aids bought without a prescription covered?", "no"),
+        (TERMS_GRANT_AND_DENIAL, "Are hearing aids on a prescription from an ENT specialist covered every five years?",
+         "yes"),
+    ],
+)
+def test_a_passage_that_grants_one_case_and_denies_another_answers_the_case_the_question_is_in(
+    text: str, question: str, value: str
+) -> None:
+    reading = read_passage(text, _asking(question))
+    assert reading.settled and reading.value == value
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [(LCD_GRANT_AND_DENIAL, "Is a stationary oxygen concentrator covered?"),
+     (TERMS_GRANT_AND_DENIAL, "Are hearing aids covered?")],
+)
+def test_a_question_that_fits_the_grant_and_the_denial_equally_is_not_settled(text: str, question: str) -> None:
+    """The words for paying are in both sentences, so they never break the tie: neither answer is released."""
+    reading = read_passage(text, _asking(question))
+    assert reading.settles == "ambiguous" and {reading.value, reading.rival} == {"yes", "no"}

@@ -27,6 +27,7 @@ from clauseguard.reading.stated import (
     condition_of,
     denies,
     grants,
+    paying_terms,
     restricts,
     stated_values,
 )
@@ -283,6 +284,24 @@ def _yes_no(text: str) -> tuple[str | None, str]:
     return None, text
 
 
+def _opposite_as_fitting(pieces: list[str], at: int, value: str | None, asking: Asking) -> str | None:
+    """The other answer, when another sentence of the passage gives it and fits the question as well.
+
+    A passage that grants a benefit in one case and denies it in another ("covered after a trial of
+    X"; "as the first device, without a trial, denied") answers only the case the question is in.
+    The words for paying are left out of the comparison: every sentence answering coverage has
+    them, so they cannot tell which case the question is about. A tie says neither."""
+    if value is None:
+        return None
+    terms = tuple(t for t in asking.terms if t not in paying_terms())
+    own = _overlap(pieces[at], terms)
+    for i, piece in enumerate(pieces):
+        other, _ = _yes_no(piece)
+        if i != at and other is not None and other != value and _overlap(piece, terms) >= own > 0:
+            return other
+    return None
+
+
 def _coverage(text: str, asking: Asking, restriction: Condition | None) -> Reading:
     pieces = sentences(text) or [text.strip()]
     if restriction is not None and restriction.kind != "procedural":
@@ -299,6 +318,9 @@ def _coverage(text: str, asking: Asking, restriction: Condition | None) -> Readi
     at = -max(scores)[1]
     best = pieces[at]
     value, _ = _yes_no(best)
+    rival = _opposite_as_fitting(pieces, at, value, asking)
+    if rival is not None:
+        return Reading("ambiguous", best, value, condition=restriction or condition_of(best), rival=rival)
     excerpt = text.strip() if len(text) <= 320 else best
     if value is None:
         head = _list_head(pieces, at)

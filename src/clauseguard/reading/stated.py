@@ -115,6 +115,7 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
     out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
     out["framing_sections"] = re.compile(rf"^\W*(?:\w+\s+\d+\.?\s*)?(?:{raw['framing_sections']})\b", re.IGNORECASE)
     out["circumstances"] = frozenset(str(raw["circumstances"]).split())
+    out["paying"] = frozenset(toolkit.stem(w) for w in str(raw["paying"]).split())
     return out
 
 
@@ -129,6 +130,13 @@ def frames(section: str) -> bool:
     pattern = cues()["framing_sections"]
     assert isinstance(pattern, re.Pattern)
     return bool(pattern.search(section))
+
+
+def paying_terms() -> frozenset[str]:
+    """The stems of the words for "the plan pays for it" (cover, reimburse, pay), one meaning everywhere."""
+    found = cues()["paying"]
+    assert isinstance(found, frozenset)
+    return found
 
 
 def circumstance_words() -> frozenset[str]:

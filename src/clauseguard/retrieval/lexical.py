@@ -82,6 +82,13 @@ class _Field:
                 out[i] = posting[at] == rows
         return out
 
+    def rows_with(self, term: str) -> np.ndarray:
+        """The rows containing the term, sorted (its posting list; empty when the vocabulary lacks it)."""
+        tid = self.vocab.get(term)
+        if self.empty or tid is None:
+            return np.empty(0, np.int64)
+        return np.asarray(self.bm25.scores["indices"][self.bm25.scores["indptr"][tid] : self.bm25.scores["indptr"][tid + 1]])
+
     def document_frequency(self, term: str) -> int:
         """How many rows contain the term (0 when the vocabulary lacks it)."""
         tid = self.vocab.get(term)
@@ -176,6 +183,10 @@ class LexicalIndex:
                    size=size, title_weight=title_weight)
 
     name = "bm25"
+
+    def rows_naming(self, term: str) -> np.ndarray:
+        """The rows whose body or document title contains the term, sorted."""
+        return np.union1d(self.body.rows_with(term), self.title.rows_with(term))
 
     def presence(self, query_terms: Sequence[str], rows: np.ndarray) -> np.ndarray:
         """(terms, rows) booleans: does the clause body (article, section, text) contain the term."""

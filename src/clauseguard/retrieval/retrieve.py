@@ -14,6 +14,7 @@ from typing import Final, NamedTuple
 import numpy as np
 
 from clauseguard.reading.extract import quantity_asked
+from clauseguard.reading.stated import paying_terms
 from clauseguard.retrieval.clauses import check_mask, sort_by_score, top_k
 from clauseguard.retrieval.fusion import DEFAULT_FUSION, FusionConfig, fuse, ranks_of, rerank
 from clauseguard.retrieval.index import RetrievalIndex
@@ -28,7 +29,7 @@ from clauseguard.retrieval.parts import (
     split_question,
     subject_words,
 )
-from clauseguard.retrieval.tokens import article_references, code_references, content_terms, tokens
+from clauseguard.retrieval.tokens import article_references, code_references, content_terms
 
 ANSWER_KINDS: Final[dict[str, frozenset[str]]] = {
     "duration": frozenset({"duration"}),
@@ -38,7 +39,7 @@ ANSWER_KINDS: Final[dict[str, frozenset[str]]] = {
     "payment": frozenset({"amount", "rate"}),
 }
 # The words for "the plan pays for it", one meaning in every house style (cover, reimburse, pay), as index terms.
-PAYING_TERMS: Final = frozenset(tokens("cover covered coverage reimburse reimbursed reimbursement pay paid payable payment"))
+PAYING_TERMS: Final = paying_terms()  # data/search/cues.yaml
 CANDIDATE_POOL: Final = 50  # per backend, before fusion; at least 5 k
 DEFAULT_K: Final = 3
 

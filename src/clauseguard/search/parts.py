@@ -8,9 +8,9 @@ anything: a FAQ that disagrees with the answer is reported as a conflict and is 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -127,6 +127,64 @@ def _item(part: QuestionPart) -> str:
     return " ".join(w for w in own.split() if not any(c.isdigit() for c in w) and number_of(w) is None)
 
 
+class _ScopeSpans(NamedTuple):
+    """The documents in scope and the row spans that speak for each (flattened for numpy)."""
+
+    documents: dict[str, int]  # document id -> its column
+    starts: np.ndarray
+    stops: np.ndarray
+    owner: np.ndarray  # the column of each span's document
+
+
+def _scope_spans(index: RetrievalIndex, mask: np.ndarray, precedence: Precedence) -> _ScopeSpans:
+    """Each document in scope and the row spans that speak for it: its version under the mask, and for
+    a rider also the documents it overrides (a rider amends their subject without naming it again)."""
+    key = ("scope spans", id(mask))
+    found = index.shared_by_decision.get(key)
+    if found is not None and found[0] is mask:
+        return found[1]  # type: ignore[no-any-return]
+    own = {doc: span for (doc, _v), span in sorted(index.clauses.version_rows.items()) if mask[span[0]:span[1]].any()}
+    columns = {doc: i for i, doc in enumerate(own)}
+    spans = [(columns[doc], span) for doc, span in own.items()]
+    for target, riders in sorted(precedence.riders_over.items()):
+        spans += [(columns[r], own[target]) for r in riders if r in columns and target in own]
+    out = _ScopeSpans(columns, np.array([s[0] for _, s in spans], np.int64), np.array([s[1] for _, s in spans], np.int64),
+                      np.array([c for c, _ in spans], np.int64))
+    if not mask.flags.writeable:  # a shared decision's mask: every request of it reuses the spans
+        index.shared_by_decision[key] = (mask, out)
+    return out
+
+
+def _names_it_not(
+    index: RetrievalIndex, part: QuestionPart, mask: np.ndarray, precedence: Precedence
+) -> Callable[[Hit], bool]:
+    """True for a passage whose document is not about the part's subject: another document in scope
+    names every word of the subject this one names, and more ("Is Tremfya covered for ulcerative
+    colitis?" is not answered by another drug's policy excluding ulcerative colitis, when the
+    Tremfya policy is in scope). Read from the posting lists of the subject's words."""
+    if article_references(part.text):
+        return lambda hit: False  # an article lookup names where to read, not a subject
+    scope = _scope_spans(index, mask, precedence)
+    named = np.zeros((0, len(scope.documents)), dtype=bool)  # (terms, documents)
+    for term in content_terms(bare_subject(part)):
+        rows = index.lexical.rows_naming(term)
+        if len(rows):
+            hit = np.searchsorted(rows, scope.starts) != np.searchsorted(rows, scope.stops)
+            column = np.zeros(len(scope.documents), dtype=bool)
+            np.logical_or.at(column, scope.owner, hit)
+            named = np.vstack([named, column])
+
+    def unnamed(hit: Hit) -> bool:
+        at = scope.documents.get(_row(index, hit).document_id)
+        if at is None or not len(named):
+            return False
+        mine = named[:, at]
+        covers = ~(mine[:, None] & ~named).any(axis=0)  # documents naming every word this one names
+        return bool((covers & (named.sum(axis=0) > mine.sum())).any())
+
+    return unnamed
+
+
 def _about(index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit]) -> dict[str, float]:
     return {h.clause_id: h.subject for h in hits}
 
@@ -142,9 +200,12 @@ def answer_part(
     below = [h for h in hits if h.score < threshold]
     readings: list[Settled] = []
     conditional: Settled | None = None
+    unnamed = _names_it_not(index, part, mask, precedence)
     for hit in hits:
         if hit.score < threshold or about[hit.clause_id] < SUBJECT_SHARE:
             continue  # under the threshold, or above it on generic words but about something else
+        if unnamed(hit):
+            continue  # another document in scope names all of the subject this one names, and more
         row = _row(index, hit)
         if frames(row.section) and not article_references(part.text):
             continue  # a revision history or the evidence reviewed describes the policy; it does not govern
@@ -160,8 +221,12 @@ def answer_part(
     if conditional is not None and conditional.reading.settles == "ambiguous":
         row = _row(index, conditional.hit)
         reading = conditional.reading
-        answer.unsettled_because = (f"the passage states two values that fit it equally ({reading.value} and "
-                                    f"{reading.rival}) {cite(row)}")
+        if {reading.value, reading.rival} == {"yes", "no"}:
+            answer.unsettled_because = ("the passage grants it in one case and denies it in another, and the "
+                                        f"question does not say which case applies {cite(row)}")
+        else:
+            answer.unsettled_because = (f"the passage states two values that fit it equally ({reading.value} and "
+                                        f"{reading.rival}) {cite(row)}")
         return answer, below
     if conditional is not None:
         row = _row(index, conditional.hit)
