@@ -369,3 +369,21 @@ def test_another_documents_refusal_never_answers_for_the_thing_the_question_name
          "threshold": 0.05}).as_json()
     assert "POL-2.P2.C1" not in {s["clause_id"] for s in r["sources"]}
     assert not (r["action"] == "none" and r["parts"] and r["parts"][0].get("value", {}).get("value") == "no")
+
+
+def test_a_citation_names_printed_pages_and_a_clause_that_runs_over() -> None:
+    """dev's page labels, carried into the search package: printed label beside the PDF page."""
+    from types import SimpleNamespace
+
+    from clauseguard.search.parts import cite
+
+    def row(**pages: Any) -> Any:
+        base = {"article": "7.3 Dental", "page": 6, "page_label": None, "page_end": None, "page_end_label": None,
+                "version": "V1", "clause_id": "D.V1.C1"}
+        return SimpleNamespace(**{**base, **pages})
+
+    assert cite(row()) == "(article 7.3, page 6, V1; D.V1.C1)"
+    assert cite(row(page_label="4")) == "(article 7.3, page 4 (printed), PDF page 6, V1; D.V1.C1)"
+    assert cite(row(page_end=7)) == "(article 7.3, pages 6-7, V1; D.V1.C1)"
+    assert cite(row(page_label="4", page_end=7, page_end_label="5")) == (
+        "(article 7.3, pages 4-5 (printed), PDF pages 6-7, V1; D.V1.C1)")

@@ -187,6 +187,12 @@ def read(
                     continue
                 if g.document.id not in rider.document.overrides or not isinstance(base, Criteria):
                     continue
+                if amendment.action == "add":
+                    # a rider that adds a requirement adds it to every covering rule of the policy it amends
+                    if amendment.replacement is not None and any(r.effect == "covered" for r in base.rules):
+                        overrides.setdefault(g.clause.id, []).append(
+                            Override("add", (), amendment, rider_clause=rider.clause.id))
+                    continue
                 found = resolve_amendment(base, amendment, lexicon, rider_clause=rider.clause.id)
                 if found is not None:
                     overrides.setdefault(g.clause.id, []).append(found)
@@ -478,7 +484,9 @@ def _excluded(corpus: Corpus, index: RetrievalIndex, req: DeterminationRequest, 
     return [
         ExcludedPassage(clause_id=h.clause_id, document_id=rows[h.clause_index].document_id,
                         version=rows[h.clause_index].version, article=rows[h.clause_index].article,
-                        page=rows[h.clause_index].page, score=round(h.score, 2),
+                        page=rows[h.clause_index].page, page_label=rows[h.clause_index].page_label,
+                        page_end=rows[h.clause_index].page_end, page_end_label=rows[h.clause_index].page_end_label,
+                        score=round(h.score, 2),
                         reason=elig.reason(h.clause_id) or "not eligible")
         for h in hits
     ]

@@ -16,7 +16,7 @@ from typing import Any
 from clauseguard.corpus.criteria import Criteria
 from clauseguard.corpus.store import CorpusStore, StoredClause
 from clauseguard.reading import clause_criteria
-from clauseguard.reading.amend import resolve_amendment
+from clauseguard.reading.amend import Override, resolve_amendment
 from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.lexicon import load_lexicon
@@ -129,6 +129,10 @@ class ColdVerifier:
             if not isinstance(rider, Criteria):
                 return False
             for amendment in rider.amendments:
+                if amendment.action == "add":
+                    if amendment.replacement is not None and any(r.effect == "covered" for r in compiled.rules):
+                        overrides.append(Override("add", (), amendment, rider_id))
+                    continue
                 found = resolve_amendment(compiled, amendment, self.lexicon, rider_clause=rider_id)
                 if found is not None:
                     overrides.append(found)

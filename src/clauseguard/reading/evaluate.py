@@ -58,7 +58,7 @@ from clauseguard.reading.facts import (
 )
 from clauseguard.reading.grammar import Refusal, Unread
 from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise, tokenize
-from clauseguard.reading.references import References
+from clauseguard.reading.references import References, renamed
 
 Value = Literal["met", "not_met", "unknown"]
 Role = Literal["population", "requirement", "alternative", "exception"]
@@ -67,7 +67,7 @@ MET: Final = "met"
 NOT_MET: Final = "not_met"
 UNKNOWN: Final = "unknown"
 _DAYS: Final[dict[str, float]] = {
-    "day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25,
+    "hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25,
     "calendar_year": 365.25, "contract_year": 365.25, "policy_year": 365.25, "benefit_year": 365.25,
     "lifetime": math.inf,
     # occasions, not lengths of time: never compared with a window of days
@@ -499,7 +499,10 @@ class _Evaluator:
                 reasons.append("the clause withholds a standing decision (individual consideration)")
             return RuleResult(rule.effect, outcome, rule.span, subject, pop_value, trig_value, when.value,
                               reasons=tuple(reasons), missing=tuple(when.missing) + self._subject_missing(rule, subject))
-        when = self._judge(rule.when, "requirement") if rule.when is not None else _Judged(MET)
+        added = [renamed(o.amendment.replacement, o.rider_clause or "rider") for o in self.overrides
+                 if o.action == "add" and o.amendment.replacement is not None]
+        required = rule.when if not added else AllOf(tuple(n for n in (rule.when, *added) if n is not None))
+        when = self._judge(required, "requirement") if required is not None else _Judged(MET)
         outcome = {MET: "covered", NOT_MET: "not_covered", UNKNOWN: "undecided"}[when.value]  # type: ignore[assignment]
         if when.routed_to:
             reasons.append(f"the exception applies: {when.routed_to} is required instead, so the requested "
@@ -646,12 +649,25 @@ class _Evaluator:
     def _unstated(self, atom: Atom, role: Role, missing: str) -> AtomResult:
         """What is not stated: a requirement is unknown; an unpresented alternative and an unstated
         exception are absent (values a request always has stay unknown as alternatives)."""
+        if role == "alternative" and not self._named_by_lexicon(atom):
+            # the reader looks for a term the lexicon lacks only by its words: a note may state it in
+            # others, so an alternative it cannot find stays open rather than absent
+            return self._record(atom, role, UNKNOWN, missing=missing, note="a term the lexicon does not know")
         if role == "exception" or (role == "alternative" and atom.kind not in _VALUE_KINDS):
             if role != "exception" and self.unknown_dx and atom.kind == "condition":
                 return self._record(atom, role, UNKNOWN, missing=missing,
                                     note="a diagnosis code the lexicon does not know may state it")
             return self._record(atom, role, NOT_MET, note="not presented by the request (absent)")
         return self._record(atom, role, UNKNOWN, missing=missing, note="not stated")
+
+    def _named_by_lexicon(self, atom: Atom) -> bool:
+        """Whether the criterion names something the lexicon knows (or carries codes to match)."""
+        if getattr(atom, "codes", ()):
+            return True
+        name = next((getattr(atom, n) for n in ("concept", "therapy", "quantity", "item") if hasattr(atom, n)), None)
+        if not isinstance(name, str):
+            return True  # ages, amounts, tenures: the request states them or not
+        return self.lex.knows(name) or self.lex.concept_named(name) is not None or self.lex.quantity_named(name) is not None
 
     # --- criteria about a relative ----------------------------------------------------------
 
@@ -973,6 +989,14 @@ class _Evaluator:
         wanted = set(atom.statuses)
         if atom.count > 1:
             return self._treatments_counted(atom, role, related, unknown_class)
+        if "contraindicated" in wanted and atom.examples:
+            # "a contraindication to TNF inhibitors (e.g., heart failure of NYHA class III)": a stated
+            # condition the clause lists as a contraindication counts as one
+            for f in self.facts.of(ConditionFact):
+                if f.status == "present" and any(self._related(f.concept, e) == "narrower" or
+                                                 self._content_words(f.concept) & self._content_words(e)
+                                                 for e in atom.examples):
+                    return self._record(atom, role, MET, f"contraindicated: {f.concept}", f.span, f.source)
         # a stated status decides; an explicitly denied status or an untried therapy rules it out
         for f, rel in related:
             if rel == "narrower" and f.status == "present":

@@ -97,6 +97,11 @@ class References:
         return (found[0] if len(found) == 1 else AnyOf(tuple(found))), f"the rules covering {service} ({', '.join(where)})"
 
 
+def renamed(node: Node, clause_id: str) -> Node:
+    """The node with its atom ids placed in the clause they live in (`clause#a1`)."""
+    return _renamed(node, clause_id)
+
+
 def _renamed(node: Node, clause_id: str) -> Node:
     def rename(atom: Atom) -> Node:
         renamed: Node = dataclasses.replace(atom, id=f"{clause_id}#{atom.id}")  # type: ignore[assignment]

@@ -96,12 +96,23 @@ def _row(index: RetrievalIndex, hit: Hit) -> Any:
     return index.clauses.rows[hit.clause_index]
 
 
+def _pages(row: Any) -> str:
+    """"page 4 (printed), PDF page 6" when the printed label differs; "pages 4-5" when it runs over."""
+    physical = f"{row.page}-{row.page_end}" if row.page_end else str(row.page)
+    if row.page_label and row.page_end:  # no printed label: the physical pages alone, never "None-7"
+        printed = f"{row.page_label}-{row.page_end_label or row.page_end}"
+    else:
+        printed = row.page_label
+    word = "pages" if row.page_end else "page"
+    return f"{word} {printed} (printed), PDF {word} {physical}" if printed and printed != physical else f"{word} {physical}"
+
+
 def cite(row: Any) -> str:
     where = []
     if row.article:
         where.append(f"article {row.article.split(' ', 1)[0]}")
     if row.page:
-        where.append(f"page {row.page}")
+        where.append(_pages(row))
     where.append(row.version)
     return f"({', '.join(where)}; {row.clause_id})"
 

@@ -61,7 +61,8 @@ def _row(index: RetrievalIndex, hit: Hit) -> Any:
 def _where(row: Any, score: float) -> dict[str, Any]:
     """The fields every passage entry shares: the clause, where it is printed, its score (2 decimals)."""
     return {"clause_id": row.clause_id, "document_id": row.document_id, "version": row.version,
-            "article": row.article, "page": row.page, "score": round(score, 2)}
+            "article": row.article, "page": row.page, "page_label": row.page_label, "page_end": row.page_end,
+            "page_end_label": row.page_end_label, "score": round(score, 2)}
 
 
 def _moot_by_exclusion(answers: list[PartAnswer]) -> list[PartAnswer]:

@@ -2,8 +2,8 @@
 statement, a denial, a quantifier, a condition, a reference, ..., as patterns in a small notation.
 
 Notation: words separated by spaces match words separated by any space; `(a|b c)` is a choice,
-`[a b]` is optional, `...` a gap of up to twelve words, `{n}` a number (digits or words, optionally with "(4)" after it), `{unit}` a unit
-of time, `{labels}` a printed list of criterion labels ("(1)-(2)", "(1-6)", "(i, ii, and iii)",
+`[a b]` and `(a|b)?` are optional, `s?` an optional character, `...` a gap of up to twelve words, `{n}` a number (digits or words, optionally with "(4)" after it), `{unit}` a unit
+of time, `{term}` a defined term (up to five words), `{labels}` a printed list of criterion labels ("(1)-(2)", "(1-6)", "(i, ii, and iii)",
 "(a) - (c)"). Matching is on the folded text (case, quotes and dashes unified), on word boundaries.
 Every pattern names the phrasebook entries (two styles at least) that justify it; a test checks it.
 This module compiles patterns; it never decides what a sentence means.
@@ -40,7 +40,8 @@ class _Notation:
     """A recursive reader of the pattern notation: seq := item (" " item)*, item := word | (alt) |
     [seq] | {slot}, alt := seq ("|" seq)*. Optional items carry their own separating space."""
 
-    SLOTS: Final = {"n": NUMBER, "unit": TIME_UNIT, "labels": f"(?:{LABELS})"}
+    SLOTS: Final = {"n": NUMBER, "unit": TIME_UNIT, "labels": f"(?:{LABELS})",
+                    "term": r"'?(?:[\w'-]+\s+){0,4}[\w'-]+'?"}  # a defined term: up to five words
 
     def __init__(self, pattern: str) -> None:
         self.p = pattern
@@ -79,7 +80,10 @@ class _Notation:
                 alts.append(self.seq("|)"))
             self.i += 1  # ")"
             alts.sort(key=len, reverse=True)  # the longest wording first: "moderate to severe" before "moderate"
-            return "(?:" + "|".join(alts) + ")", False
+            optional = self.peek() == "?"  # "(a|an)?" is written like "[a|an]"
+            if optional:
+                self.i += 1
+            return "(?:" + "|".join(alts) + ")", optional
         if c == "[":
             self.i += 1
             alts = [self.seq("|]")]
@@ -101,7 +105,10 @@ class _Notation:
             self.i += 1
         if self.i == start:  # a stray bracket or bar: the character itself
             self.i += 1
-        return re.escape(self.p[start:self.i]), False
+        word = self.p[start:self.i]
+        # "claims?", "pre-?test": the character before a question mark is optional
+        out = "".join(re.escape(c) if c != "?" else "?" for c in word) if "?" in word[1:] else re.escape(word)
+        return out, False
 
 
 def _compile(pattern: str) -> str:

@@ -41,6 +41,9 @@ _TERMINALS: Final[tuple[tuple[str, str, str], ...]] = (
     ("considers", "considers", "CONSIDERS"),
     ("verdict", "covered", "VERDICT_COVERED"),
     ("verdict", "not_covered", "VERDICT_DENIED"),
+    ("waiting", "period", "WAITING"),
+    ("waiting", "lifted", "LIFTED"),
+    ("waiting", "exempt", "EXEMPT"),
     ("lead", "scope", "LEAD"),
     ("lead", "connective", "LEAD"),
     ("condition", "when", "COND"),
@@ -89,6 +92,7 @@ class Statement:
     leads: list[Cond] = field(default_factory=list)
     opens_list: bool = False  # ends with ":" or asks "of the following": the next list is its criteria
     title: Span | None = None  # the headings before "Approve" ("Plaque Psoriasis. Initial Therapy.")
+    waiting: Span | None = None  # "a waiting period of three (3) months": the occasion of a not-covered rule
 
 
 def tag(text: str, start: int, end: int) -> list[Tok]:
@@ -276,6 +280,26 @@ class _Lower(Transformer[Token, object]):
     def title(self, parts: list[Token]) -> Tree[Token]:
         return Tree("title", [parts[0].value.span])
 
+    def waiting(self, parts: list[object]) -> Statement:
+        """"A waiting period of three (3) months of insurance applies to hospitalisation": not covered
+        while the member has been insured for less than the period."""
+        head = next(p for p in parts if isinstance(p, Token) and p.type == "WAITING")
+        subject = next((p for p in parts if isinstance(p, list)), [None])[0]
+        st = self._main("not_covered", subject if isinstance(subject, Span) else None, [])
+        st.waiting = head.value.span
+        return st
+
+    def lifted(self, parts: list[object]) -> Statement:
+        """"No waiting period applies where the treatment is made necessary by an accident"."""
+        cond = next((p for p in parts if isinstance(p, list)), [])
+        st = Statement("lift_waiting", Span(0, 0, ""))
+        st.conditions.append(Cond("when", _toks(cond)))
+        return st
+
+    def exempt(self, parts: list[object]) -> Statement:
+        subject = parts[0] if isinstance(parts[0], Span) else None
+        return Statement("exempt_waiting", Span(0, 0, ""), subject)
+
     def approval(self, parts: list[object]) -> Statement:
         at = next(i for i, p in enumerate(parts) if isinstance(p, Token) and p.type == "APPROVE")
         st = self._main("approve", None, parts[at + 1:])
@@ -310,7 +334,8 @@ def statements(text: str, start: int, end: int) -> list[Statement] | None:
     """The statements of one sentence `text[start:end]`, or None when the grammar does not read it
     (no effect, or an order of parts no statement has)."""
     toks = tag(text, start, end)
-    if not any(t.type in ("COVERED", "DENIED", "WITHHELD", "LIMITED", "APPROVE", "CONSIDERS", "PURPOSE") for t in toks):
+    if not any(t.type in ("COVERED", "DENIED", "WITHHELD", "LIMITED", "APPROVE", "CONSIDERS", "PURPOSE", "WAITING",
+                          "LIFTED", "EXEMPT") for t in toks):
         return None
     try:
         tree = _parser().parse(toks)  # type: ignore[arg-type]
