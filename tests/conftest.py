@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,16 @@ pytest_plugins = ["tests.pg_fixtures"]  # PostgreSQL server and per-test databas
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 MKRAFA = SHARED / "external" / "mkrafa"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Module- and session-scoped fixtures (an engine over the demo) are built before any
+    function-scoped fixture runs: they get a private CLAUSEGUARD_HOME too, never the user's."""
+    home = tmp_path_factory.mktemp("clauseguard-session-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CLAUSEGUARD_HOME", str(home))
+        yield home
 
 
 @pytest.fixture(autouse=True)

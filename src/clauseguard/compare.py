@@ -22,7 +22,7 @@ from clauseguard.responses import CompareResponse, CompareSide, Difference, Diff
 from clauseguard.retrieval import RetrievalIndex, split_question
 from clauseguard.retrieval.tokens import article_number, content_terms
 from clauseguard.search import answer_over, resolve_target
-from clauseguard.versions import version_in_effect
+from clauseguard.versions import pick_version
 
 TARGET_KINDS: Final = ("document", "rider", "plan", "contract")
 ASPECT_OF_KIND: Final[dict[str, str]] = {
@@ -111,18 +111,11 @@ def _document(corpus: Corpus, ident: str, kind: str) -> Document:
 
 
 def _pick_version(doc: Document, label: str | None, day: date | None) -> Version:
-    if label is not None:
-        found = next((v for v in doc.versions if v.version == label), None)
-        if found is None:
-            known = ", ".join(v.version for v in doc.versions)
-            raise NotFoundError("version", f"{doc.id}@{label}", f"versions of {doc.id}: {known}")
-        return found
-    if day is not None:
-        found = version_in_effect(doc, day)
-        if found is None:
-            raise RequestError("as_of_date", f"no version of {doc.id} is in effect on {day.isoformat()}")
-        return found
-    return doc.versions[-1]
+    found = pick_version(doc, label, day)
+    if found is None:
+        assert day is not None
+        raise RequestError("as_of_date", f"no version of {doc.id} is in effect on {day.isoformat()}")
+    return found
 
 
 def _clauses(corpus: Corpus) -> dict[str, tuple[Document, Version, Clause]]:
@@ -268,7 +261,8 @@ def compare(request: CompareRequest, *, corpus: Corpus, store: CorpusStore, inde
     answered = {
         name: CompareSide(
             target=scope.label, as_of_date=scope.day.isoformat(), applicable_versions=scope.versions,
-            **dict(answer_over(index, store, parts, scope, request.threshold, request.k)),
+            **dict(answer_over(index, store, parts, scope, request.threshold, request.k,
+                               corpus=corpus, question=request.question)),
         )
         for name, scope in sides.items()
     }

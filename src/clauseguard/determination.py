@@ -41,7 +41,13 @@ from clauseguard.responses import (
 )
 from clauseguard.retrieval import RetrievalIndex, aspect_of, best_ineligible, retrieve
 from clauseguard.verify import ColdVerifier, VerifyContext
-from clauseguard.versions import Eligibility, eligibility, governing_documents_for_code, version_in_effect
+from clauseguard.versions import (
+    Eligibility,
+    eligibility,
+    governing_documents_for_code,
+    riders_overriding,
+    version_in_effect,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -120,15 +126,7 @@ def resolve(corpus: Corpus, req: DeterminationRequest, day: date) -> Resolution:
         if in_effect:
             refusals = [r for r in refusals if r.code != "no_version" or code not in r.text]
     riders: dict[str, Governing] = {}
-    plan = next(p for p in corpus.plans if p.id == req.plan_id)
-    by_id = {d.id: d for d in corpus.documents}
-    for rider_id in plan.riders:
-        rider = by_id.get(rider_id)
-        if rider is None or not set(rider.overrides) & documents:
-            continue
-        version = version_in_effect(rider, day)
-        if version is None:
-            continue
+    for rider, version in riders_overriding(corpus, req.plan_id, day, documents):
         for clause in version.clauses:
             riders[clause.id] = Governing(rider, version, clause)
     return Resolution(list(base.values()), list(riders.values()), list(faqs.values()), refusals, documents)

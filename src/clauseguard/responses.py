@@ -230,6 +230,56 @@ class DeterminationResponse(AnswerModel):
 # --- search ------------------------------------------------------------------------------------
 
 
+PartStatus = Literal["answered", "unsettled"]
+
+
+class StatedValue(AnswerModel):
+    """One value a clause states, with what it is for: (item, value, unit, period, condition).
+
+    `value` is the quantity in the form handlers compare ("EUR 1,500", "80%", "6 months",
+    "30 visits") or `yes` / `no` for coverage; `text` is the words of the clause that state it."""
+
+    item: str | None = None  # what the value is for ("implant", "visit", "night"), from the clause
+    value: str
+    unit: str | None = None  # a currency, "percent", a time unit, or the counted noun
+    period: str | None = None  # the counting window as written ("per contract year")
+    condition: str | None = None  # the circumstance the value holds under, as written
+    text: str  # verbatim, from the clause
+
+
+class PartResult(AnswerModel):
+    """How one question part was answered: the value, the clause and sentence that state it, and the
+    condition stated with it; or why it is unsettled."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"clause_id", "value", "excerpt", "condition", "why"})
+
+    part: str  # the part as the user wrote it
+    status: PartStatus
+    clause_id: str | None = None
+    value: StatedValue | None = None
+    excerpt: str | None = None  # the sentence that states the answer, verbatim
+    condition: str | None = None  # a condition the passage states and the question does not
+    why: str | None = None  # why the part is unsettled
+
+
+class OverriddenPassage(Passage):
+    """A clause of the policy that a rider in effect on the plan replaces in the answer."""
+
+    by: str  # the rider clause that states the value instead
+    part: str  # the question part it would have answered
+
+
+class SearchConflict(AnswerModel):
+    """A lower-precedence source (a FAQ) that disagrees with the answer: reported, never followed."""
+
+    part: str
+    clause_id: str  # the FAQ's clause
+    document_id: str
+    overridden_by: str  # the clause whose answer stands
+    precedence: str  # "rider > policy > FAQ"
+    description: str
+
+
 class SearchAnswer(AnswerModel):
     """What a question over one scope finds: sources, what was left out, and the sourced answer."""
 
@@ -243,6 +293,9 @@ class SearchAnswer(AnswerModel):
     action: Action
     unsettled: list[str] = Field(default_factory=list)
     answer: str
+    parts: list[PartResult] = Field(default_factory=list)
+    overridden: list[OverriddenPassage] = Field(default_factory=list)
+    conflicts: list[SearchConflict] = Field(default_factory=list)
 
 
 class SearchResponse(SearchAnswer):

@@ -50,7 +50,8 @@ def test_json_is_exactly_the_design_document(
         "stale_citation_count", "appropriate_refusal_rate", "false_auto_determine", "missed_review", "p50_latency_s",
         "p95_latency_s", "usd_per_case",
     ]
-    assert list(doc["search"]) == ["cases", "pass_rate", "must_exclude_violations", "status_accuracy", "version_accuracy"]
+    assert list(doc["search"]) == ["cases", "pass_rate", "must_exclude_violations", "status_accuracy", "version_accuracy",
+                                  "wrong_answer_released"]
     assert list(doc["calibration"]) == ["ece", "brier"]
     assert doc["answer"]["determination_accuracy"] == 1.0 and doc["search"]["pass_rate"] == 1.0
 

@@ -50,7 +50,10 @@ def test_another_corpus_or_backend_gets_its_own_cache_file(tmp_path: Path) -> No
     other = tiny_corpus([clause("DOC.v1.C1", "Something else entirely.")])
     hashing_index(other, cache_dir=tmp_path)
     hashing_index(CORPUS, cache_dir=tmp_path, embedder=HashingEmbedder(name="other-backend"))
-    assert len(list(tmp_path.glob("*.npz"))) == 3
+    files = sorted(p.name for p in tmp_path.glob("*.npz"))
+    # one embedding file per (corpus, backend), and one lexical index per corpus beside them
+    assert len([f for f in files if ".bm25-" not in f]) == 3
+    assert len([f for f in files if ".bm25-" in f]) == 2
 
 
 def test_an_unreadable_or_mismatched_cache_is_rebuilt(tmp_path: Path) -> None:
@@ -131,3 +134,61 @@ def test_minilm_loads_from_its_package_with_the_network_disabled(monkeypatch: py
     embedder = MiniLMEmbedder()
     rows = embedder.embed(["dental implant coverage"])
     assert rows.shape == (1, 384)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "garbled member"])
+def test_a_corrupt_cache_file_is_a_cache_miss_rebuilt_with_a_warning(
+    tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    embedder = HashingEmbedder()
+    first = hashing_index(CORPUS, cache_dir=tmp_path, embedder=embedder)
+    path = cache_path(tmp_path, CORPUS.fingerprint(), embedder.name)
+    whole = path.read_bytes()
+    if damage == "truncated":  # a write cut short (zipfile.BadZipFile)
+        path.write_bytes(whole[: len(whole) // 2])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    else:  # the zip directory intact, a member's bytes overwritten (EOFError / ValueError inside np.load)
+        start = whole.index(b"\x93NUMPY")
+        path.write_bytes(whole[:start] + b"\x00" * 40 + whole[start + 40 :])
+    with caplog.at_level("WARNING", logger="clauseguard.retrieval.dense"):
+        again = hashing_index(CORPUS, cache_dir=tmp_path, embedder=embedder)
+    assert embedder.calls == 2  # rebuilt, not trusted and not raised
+    assert again.dense is not None and not again.dense.from_cache
+    assert first.dense is not None and np.array_equal(first.dense.matrix, again.dense.matrix)
+    assert any(str(path) in r.getMessage() for r in caplog.records)
+    # the rebuilt file replaced the corrupt one: the next start reads it
+    hashing_index(CORPUS, cache_dir=tmp_path, embedder=embedder)
+    assert embedder.calls == 2
+
+
+def test_a_corrupt_lexical_index_file_is_rebuilt_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    first = hashing_index(CORPUS, cache_dir=tmp_path)
+    (saved,) = [p for p in tmp_path.glob("*.npz") if ".bm25-" in p.name]
+    whole = saved.read_bytes()
+    saved.write_bytes(whole[: len(whole) // 2])
+    with caplog.at_level("WARNING", logger="clauseguard.retrieval.lexical"):
+        again = hashing_index(CORPUS, cache_dir=tmp_path)
+    assert any(str(saved) in r.getMessage() for r in caplog.records)
+    part = "dental implant"
+    assert [h.clause_id for h in retrieve(first, part, everything(first), 3)] == [
+        h.clause_id for h in retrieve(again, part, everything(again), 3)
+    ]
+    assert saved.read_bytes() != whole[: len(whole) // 2]  # replaced by the rebuilt index
+
+
+def test_a_read_only_mask_reuses_its_gathered_rows_and_agrees_with_a_fresh_gather() -> None:
+    rows = [clause(f"DOC.v1.C{i}", f"Clause {i} about implants and crowns number {i}.") for i in range(1, 9)]
+    index = hashing_index(tiny_corpus(rows))
+    assert index.dense is not None
+    shared = np.zeros(index.size, dtype=bool)
+    shared[[1, 4, 6]] = True
+    shared.flags.writeable = False
+    vector = index.dense.embed_query("implant crown")
+    first = index.dense.search_vector(vector, shared)
+    second = index.dense.search_vector(vector, shared)  # served from the gathered copy
+    fresh = index.dense.search_vector(vector, shared.copy())  # a writable mask is gathered every time
+    assert len(index.dense._gathered) == 1
+    for found in (second, fresh):
+        assert np.array_equal(found.indices, first.indices) and np.allclose(found.scores, first.scores)
+    assert first.indices.tolist() == [1, 4, 6]

@@ -33,6 +33,7 @@ BLOCKING: Final[tuple[tuple[str, str, Better], ...]] = (
     ("answer", "gate_correctness", "higher"),
     ("search", "pass_rate", "higher"),
     ("search", "must_exclude_violations", "lower"),
+    ("search", "wrong_answer_released", "lower"),
 )
 # Reported when they move, never blocking.
 WATCHED: Final[tuple[tuple[str, str, Better], ...]] = (

@@ -82,6 +82,8 @@ class SearchCase:
     rationale: str = ""
     file: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # {part as written in the question (or "*" for a one-part question): value each answered part must state}
+    expected_values: Mapping[str, str] = field(default_factory=dict)
 
     def engine_request(self) -> dict[str, Any]:
         return copy.deepcopy(dict(self.request))
@@ -211,6 +213,15 @@ class _CaseReader:
             raise self.fail(key, f"must be a list of clause ids (got {value!r})")
         return tuple(value)
 
+    def values(self, key: str) -> dict[str, str]:
+        value = self.raw.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict) or not all(isinstance(k, str) and k.strip() and isinstance(v, str) and v.strip()
+                                                  for k, v in value.items()):
+            raise self.fail(key, f"must map each part (or \"*\") to a value as text, e.g. {{\"annual cap\": \"EUR 1,500\"}} (got {value!r})")
+        return dict(value)
+
     def request(self, inputs: Sequence[str]) -> dict[str, Any]:
         return {key: copy.deepcopy(self.raw[key]) for key in inputs if key in self.raw}
 
@@ -245,6 +256,7 @@ _SEARCH_KEYS: Final = (
     "must_exclude_clause_ids",
     "expected_action",
     "expected_reason",
+    "expected_values",
     "rationale",
 )
 
@@ -294,6 +306,7 @@ def _search(reader: _CaseReader) -> SearchCase:
         rationale=reader.text("rationale"),
         file=reader.file,
         extra=reader.unknown_fields(_SEARCH_KEYS),
+        expected_values=reader.values("expected_values"),
     )
 
 

@@ -124,7 +124,8 @@ def save_baseline(scorecard: dict[str, Any], engine: EngineLike, baseline_path: 
 
 
 def fell_short(scorecard: dict[str, Any], diff: Diff | None) -> list[str]:
-    """Why the evaluation exits 1: an invalid case, false_auto_determine above zero, a blocking regression."""
+    """Why the evaluation exits 1: an invalid case, false_auto_determine or wrong_answer_released above
+    zero, a blocking regression."""
     why: list[str] = []
     invalid = scorecard.get("invalid_cases") or []
     if invalid:
@@ -132,6 +133,9 @@ def fell_short(scorecard: dict[str, Any], diff: Diff | None) -> list[str]:
     fad = (scorecard.get("answer") or {}).get("false_auto_determine") or 0
     if fad:
         why.append(f"false_auto_determine {fad} (must be 0)")
+    released = (scorecard.get("search") or {}).get("wrong_answer_released") or 0
+    if released:
+        why.append(f"wrong_answer_released {released} (must be 0)")
     if diff is not None and diff.regressions:
         why.append(f"{len(diff.regressions)} regression{'s' if len(diff.regressions) != 1 else ''} against {diff.path}")
     return why

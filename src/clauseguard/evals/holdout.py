@@ -26,6 +26,8 @@ from typing import Any, Final
 
 import yaml
 
+from clauseguard.evals.reliability import diagram, reliability, summary
+
 HALVES: Final = ("dev", "holdout")
 # Metrics printed per half: the design's scorecard keys that say nothing about any case's text.
 ANSWER_KEYS: Final = ("cases", "determination_accuracy", "gate_correctness", "false_auto_determine", "missed_review",
@@ -120,7 +122,7 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 _SEARCH_PROBLEMS: Final = ("status", "applicable_version", "action", "missing from sources", "must-exclude in sources",
-                            "answer does not give the reason", "wrong value")
+                            "answer does not give the reason", "wrong value", "value missing")
 
 
 def _search_problem(failure: str) -> str:
@@ -161,6 +163,10 @@ def run_part(root: Path, part: Part) -> dict[str, Any]:
             out["answer"] = {k: doc["answer"].get(k) for k in ANSWER_KEYS}
         if "search" in doc:
             out["search"] = {k: doc["search"].get(k) for k in SEARCH_KEYS if k in doc["search"]}
+            # the search scores' calibration on this half: counts only (pairs, ECE, Brier)
+            pairs = [p for score in scored.searches for p in score.pairs]
+            out["search_calibration"] = summary(pairs)
+            out[PAIRS] = pairs
         out["failures"] = failure_categories(doc.get("per_case", ()))
     for name, scorer in _extra_scorers():
         found = scorer(root, part)
@@ -175,14 +181,29 @@ def run_half(manifest: Manifest, half: str, root: Path) -> dict[str, Any]:
     return {"suite": manifest.name, "half": half, "parts": parts}
 
 
+PAIRS: Final = "_pairs"  # kept in-process for the pooled calibration; never printed
+
+
 def _print(result: Mapping[str, Any]) -> None:
     print(f"== {result['suite']} / {result['half']}")
     for part in result["parts"]:
         print(f"  corpus {part['corpus']}")
         for key, value in part.items():
-            if key == "corpus":
+            if key in ("corpus", PAIRS):
                 continue
             print(f"    {key}: {json.dumps(value, sort_keys=False)}")
+
+
+def pooled_calibration(results: Sequence[Mapping[str, Any]], png: Path | None) -> dict[str, Any]:
+    """The search scores' calibration over every part of every suite run (counts only), and the
+    reliability diagram written to `png` when given."""
+    pairs = [p for r in results for part in r["parts"] for p in part.get(PAIRS, ())]
+    out: dict[str, Any] = {"suites": [r["suite"] for r in results], **summary(pairs)}
+    out["reliability"] = [[round(b.low, 1), round(b.mean_score, 3), round(b.relevant_share, 3), b.pairs]
+                          for b in reliability(pairs)]
+    if png is not None and pairs:
+        out["diagram"] = str(diagram(pairs, png))
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -190,17 +211,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("suites", nargs="+", help="suite folders holding a suite.yaml")
     parser.add_argument("--half", choices=HALVES, default="holdout")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--reliability", type=Path, default=None,
+                        help="write the pooled search calibration's reliability diagram to this PNG")
     args = parser.parse_args(argv)
     root = repo_root(Path.cwd())
     results = []
     for folder in args.suites:
         manifest = load_manifest(Path(folder))
         results.append(run_half(manifest, args.half, root))
+    pooled = pooled_calibration(results, args.reliability)
+    shown = [{**r, "parts": [{k: v for k, v in p.items() if k != PAIRS} for p in r["parts"]]} for r in results]
     if args.json:
-        sys.stdout.write(json.dumps(results, indent=1) + "\n")
+        sys.stdout.write(json.dumps({"halves": shown, "search_calibration": pooled}, indent=1) + "\n")
     else:
-        for r in results:
+        for r in shown:
             _print(r)
+        print(f"== search calibration, pooled: {json.dumps(pooled)}")
     return 0
 
 

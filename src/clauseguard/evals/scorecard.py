@@ -19,6 +19,7 @@ from clauseguard.evals.cases import Suite
 from clauseguard.evals.corpus_facts import CorpusFacts
 from clauseguard.evals.runner import DeterminationRun, Run, SearchRun
 from clauseguard.evals.validate import InvalidCase, as_of_day
+from clauseguard.evals.values import judge_values
 
 CHECKS: Final = ("exists", "verbatim", "in_effect", "applicable", "supports")
 CALIBRATION_BINS: Final = 10
@@ -282,6 +283,7 @@ class SearchScore:
     violations: tuple[str, ...]  # must-exclude ids found in the sources
     failures: tuple[str, ...]
     pairs: tuple[tuple[float, int], ...] = ()
+    wrong_answers_released: int = 0  # parts answered with action none whose value contradicts expected_values
 
     @property
     def passed(self) -> bool:
@@ -324,6 +326,18 @@ def score_search(run: SearchRun) -> SearchScore:
             failures.append(f"must-exclude in sources: {', '.join(violations)}")
         if case.expected_reason and not _contains_reason(response.get("answer"), case.expected_reason):
             failures.append(f"answer does not give the reason {case.expected_reason!r}")
+    released = 0
+    if case.expected_values and case.expected_status != "error":
+        for j in judge_values(case.expected_values, _entries(response.get("parts"))):
+            if j.matches:
+                continue
+            if not j.answered:
+                failures.append(f"value missing for {j.part!r}: unsettled, expected {j.expected!r}")
+            elif j.stated is None:
+                failures.append(f"value missing for {j.part!r}: answered without a stated value, expected {j.expected!r}")
+            else:
+                failures.append(f"wrong value for {j.part!r}: {j.stated!r}, expected {j.expected!r}")
+                released += response.get("action") == "none"
 
     pairs: list[tuple[float, int]] = []
     if case.must_include_clause_ids:
@@ -334,12 +348,13 @@ def score_search(run: SearchRun) -> SearchScore:
             if isinstance(cid, str) and score is not None and cid not in seen:
                 seen.add(cid)
                 pairs.append((score, int(cid in include)))
-    return SearchScore(run, status_ok, version_ok, violations, tuple(failures), tuple(pairs))
+    return SearchScore(run, status_ok, version_ok, violations, tuple(failures), tuple(pairs), released)
 
 
 def search_section(scores: Sequence[SearchScore]) -> dict[str, Any]:
     """Pass rate, must-exclude violations (ids, summed over cases), status accuracy over every case,
-    and version accuracy over the cases expected to be answered or refused."""
+    version accuracy over the cases expected to be answered or refused, and wrong_answer_released
+    (parts answered with action none whose value contradicts the case's expected_values; must stay 0)."""
     versioned = [s for s in scores if s.version_ok is not None]
     return {
         "cases": len(scores),
@@ -347,6 +362,7 @@ def search_section(scores: Sequence[SearchScore]) -> dict[str, Any]:
         "must_exclude_violations": sum(len(s.violations) for s in scores),
         "status_accuracy": _rounded(ratio(sum(s.status_ok for s in scores), len(scores))),
         "version_accuracy": _rounded(ratio(sum(bool(s.version_ok) for s in versioned), len(versioned))),
+        "wrong_answer_released": sum(s.wrong_answers_released for s in scores),
     }
 
 
@@ -370,6 +386,7 @@ def _search_row(s: SearchScore) -> dict[str, Any]:
         },
         "sources": _distinct(x.get("clause_id") for x in _entries(response.get("sources"))),
         "must_exclude_violations": list(s.violations),
+        "wrong_answer_released": s.wrong_answers_released,
         "failures": list(s.failures),
         "engine_s": round(s.run.engine_s, SECONDS_DIGITS),
     }

@@ -26,7 +26,7 @@ FEATURES: Final[tuple[str, ...]] = (
     "coverage",  # share of the part's distinct content terms found in the clause, in [0, 1]
     "article_match",  # 1 when the question names the clause's article number
     "code_match",  # 1 when the question names a code the clause names or its document governs
-    "kind_match",  # 1 when the clause's kind answers the part's aspect
+    "kind_match",  # 1 when the clause's kind answers the part's aspect, or its text states what the part asks
     "reciprocal_rank",  # 1 / position after fusion and rerank
 )
 CALIBRATION_FORMAT: Final = "clauseguard.calibration/v1"
@@ -134,11 +134,15 @@ def fit_monotone_logistic(
     l2: float = 1e-2,
     iterations: int = 4000,
     fitted_on: str = "",
+    sample_weights: Sequence[float] | np.ndarray | None = None,
 ) -> Calibrator:
     """Maximum-likelihood logistic regression with weights constrained to be >= 0 (projected Newton
-    steps on the free weights). Deterministic: no sampling, fixed iteration count, float64."""
+    steps on the free weights), each pair weighted (default 1). Deterministic: no sampling, fixed
+    iteration count, float64."""
     x = np.asarray(features, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
+    w = np.ones(len(y)) if sample_weights is None else np.asarray(sample_weights, dtype=np.float64)
+    w = w * (len(w) / w.sum()) if len(w) and w.sum() > 0 else w
     if x.ndim != 2 or x.shape[1] != len(FEATURES) or len(y) != len(x):
         raise ValueError(f"need an (n, {len(FEATURES)}) feature matrix and n labels")
     if len(set(y.tolist())) < 2:
@@ -150,8 +154,8 @@ def fit_monotone_logistic(
     penalty[0] = 0.0
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-np.clip(design @ theta, -40, 40)))
-        grad = design.T @ (p - y) / len(y) + penalty * theta
-        hess = (design * (p * (1 - p))[:, None]).T @ design / len(y) + np.diag(penalty + 1e-9)
+        grad = design.T @ (w * (p - y)) / len(y) + penalty * theta
+        hess = (design * (w * p * (1 - p))[:, None]).T @ design / len(y) + np.diag(penalty + 1e-9)
         # Weights pinned at zero with a gradient pushing them negative stay out of the step.
         free = np.ones(len(theta), dtype=bool)
         free[1:] = ~((theta[1:] <= 0) & (grad[1:] > 0))
@@ -190,11 +194,13 @@ def cross_validated_l2(
     backend: str,
     grid: Sequence[float] = L2_GRID,
     folds: int = CV_FOLDS,
+    sample_weights: Sequence[float] | np.ndarray | None = None,
 ) -> float:
     """The L2 strength with the lowest held-out log loss, folds made of whole questions (a question's
     pairs never sit on both sides). Ties go to the stronger penalty; folds are fixed by sorted id."""
     x = np.asarray(features, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
+    w = np.ones(len(y)) if sample_weights is None else np.asarray(sample_weights, dtype=np.float64)
     names = sorted(set(groups))
     fold_of = {name: i % folds for i, name in enumerate(names)}
     fold = np.asarray([fold_of[g] for g in groups])
@@ -205,9 +211,9 @@ def cross_validated_l2(
             train, test = fold != f, fold == f
             if not test.any() or len(set(y[train].tolist())) < 2:
                 continue
-            p = fit_monotone_logistic(x[train], y[train], backend=backend, l2=l2).apply(x[test])
+            p = fit_monotone_logistic(x[train], y[train], backend=backend, l2=l2, sample_weights=w[train]).apply(x[test])
             p = np.clip(p, 1e-9, 1 - 1e-9)
-            loss -= float(np.sum(y[test] * np.log(p) + (1 - y[test]) * np.log(1 - p)))
+            loss -= float(np.sum(w[test] * (y[test] * np.log(p) + (1 - y[test]) * np.log(1 - p))))
         if best is None or loss < best[1] - 1e-9:
             best = (l2, loss)
     assert best is not None
@@ -221,10 +227,12 @@ def fit_calibration(
     *,
     backend: str,
     fitted_on: str = "",
+    sample_weights: Sequence[float] | np.ndarray | None = None,
 ) -> Calibrator:
     """Choose the penalty by grouped cross-validation, then fit on every pair."""
-    l2 = cross_validated_l2(features, labels, groups, backend=backend)
-    fitted = fit_monotone_logistic(features, labels, backend=backend, l2=l2, fitted_on=fitted_on)
+    l2 = cross_validated_l2(features, labels, groups, backend=backend, sample_weights=sample_weights)
+    fitted = fit_monotone_logistic(features, labels, backend=backend, l2=l2, fitted_on=fitted_on,
+                                   sample_weights=sample_weights)
     return Calibrator(
         backend=fitted.backend,
         weights=fitted.weights,

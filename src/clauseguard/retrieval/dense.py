@@ -9,8 +9,10 @@ from the same mask (still exact, still filter-before-rank); without faiss, numpy
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -25,7 +27,12 @@ CACHE_FORMAT: Final = 1
 # Below this share of eligible rows, gather them (cost ~ eligible rows); above it, one matrix-vector
 # product over all rows is cheaper than the copy, and ineligible products are overwritten before use.
 GATHER_BELOW: Final = 0.5
+GATHERED_KEPT: Final = 256  # eligible matrices kept, one per shared eligibility mask (a plan and date interval)
 FAISS_ABOVE_ROWS: Final = 1_000_000  # below this numpy is as fast and needs no extra package
+# What np.load raises on a file cut short or overwritten: read as a cache miss, never as an answer.
+CORRUPT: Final = (zipfile.BadZipFile, EOFError, ValueError, KeyError)
+
+log = logging.getLogger(__name__)
 
 
 def cache_path(cache_dir: Path, fingerprint: str, backend: str) -> Path:
@@ -34,12 +41,18 @@ def cache_path(cache_dir: Path, fingerprint: str, backend: str) -> Path:
 
 
 def _load_cached(path: Path, fingerprint: str, backend: str, rows: int) -> np.ndarray | None:
+    """The cached embeddings, or None (a miss: rebuild) when the file is absent, corrupt or for
+    another corpus, backend or format. A corrupt file is warned about and later replaced."""
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = (str(data["fingerprint"]), str(data["backend"]), int(data["format"]))
             matrix = np.asarray(data["embeddings"], dtype=np.float32)
-    except (OSError, KeyError, ValueError):
-        return None  # absent or unreadable: rebuild rather than trust it
+    except FileNotFoundError:
+        return None
+    except (OSError, *CORRUPT) as exc:
+        log.warning("embedding cache %s is unreadable (%s: %s); re-embedding the corpus and replacing it",
+                    path, type(exc).__name__, exc)
+        return None
     if meta != (fingerprint, backend, CACHE_FORMAT) or matrix.shape[0] != rows:
         return None
     return matrix
@@ -72,6 +85,8 @@ class DenseIndex:
     matrix: np.ndarray  # (rows, dim) float32, unit rows (a row of zeros for an empty text)
     from_cache: bool = False
     _faiss: dict[str, Any] = field(default_factory=dict, repr=False)  # the flat faiss index, built lazily
+    # the eligible rows' matrix per read-only mask (a shared eligibility decision), gathered once
+    _gathered: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(
@@ -110,11 +125,20 @@ class DenseIndex:
             found = self._faiss_search(vector, mask, limit)
             if found is not None:
                 return found
+        gathered = self._gathered.get(id(mask))
+        if gathered is not None and gathered[0] is mask:
+            _, rows, matrix = gathered  # the same mask object as an earlier request: rows and matrix gathered then
+            return Scored(rows, (matrix @ vector).astype(np.float64) if len(rows) else np.empty(0, np.float64))
         rows = np.flatnonzero(mask).astype(np.int64)
         if len(rows) == 0:
             return Scored(rows, np.empty(0, np.float64))
         if len(rows) < GATHER_BELOW * self.matrix.shape[0]:
-            sims = self.matrix[rows] @ vector
+            matrix = np.ascontiguousarray(self.matrix[rows])
+            if not mask.flags.writeable and mask.base is None:  # a mask nobody can change keeps its gathered rows
+                if len(self._gathered) >= GATHERED_KEPT:
+                    self._gathered.pop(next(iter(self._gathered)))
+                self._gathered[id(mask)] = (mask, rows, matrix)
+            sims = matrix @ vector
         else:
             sims = (self.matrix @ vector)[rows]
         return Scored(rows, sims.astype(np.float64))

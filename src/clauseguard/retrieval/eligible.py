@@ -17,11 +17,10 @@ def eligible_mask(index: RetrievalIndex, eligibility: Eligibility) -> np.ndarray
     version, for the documents the version rules let through (one slice per document, since a
     version's clauses are contiguous rows)."""
     mask = np.zeros(index.size, dtype=bool)
-    for decision in eligibility.documents.values():
-        if decision.reason is None and decision.version is not None:
-            span = index.clauses.version_rows.get((decision.document_id, decision.version))
-            if span is not None:
-                mask[span[0] : span[1]] = True
+    for ref in eligibility.decided.governing:
+        span = index.clauses.version_rows.get((ref.document_id, ref.version))
+        if span is not None:
+            mask[span[0] : span[1]] = True
     return mask
 
 

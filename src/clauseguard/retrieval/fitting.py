@@ -1,9 +1,13 @@
-"""Fit a backend's calibration on the demo fit set and report it on the external suite's gold clauses.
+"""Fit a backend's calibration on two labelled sets (the demo questions and the house-style suites'
+dev search questions) and report it on the external suite's gold clauses.
 
-    python -m clauseguard.retrieval.fitting --backend wordllama [--report ../shared/external/mkrafa] [--write]
+    python -m clauseguard.retrieval.fitting --backend wordllama [--styles evals/styles] \
+        [--report ../shared/external/mkrafa] [--write]
 
 Prints fit-set and report-set ECE and Brier score; `--write` stores the parameters in
-`clauseguard/data/calibration/<backend>.json`. Fitting is deterministic (same data, same file).
+`clauseguard/data/calibration/<backend>.json`. Fitting is deterministic (same data, same file). The
+third set, which nobody fits on, is the styles' holdout halves: `python -m clauseguard.evals.holdout`
+prints its calibration.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import argparse
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
+
+import numpy as np
 
 from clauseguard.corpus.loader import load_demo, load_path
 from clauseguard.corpus.model import Corpus
@@ -32,6 +38,7 @@ from clauseguard.retrieval.labelled import (
     external_report_questions,
     labelled_pairs,
     load_questions,
+    search_case_questions,
 )
 
 
@@ -62,20 +69,52 @@ def evaluate_calibration(
     return report(index.calibrator, labelled_pairs(index, corpus, questions))
 
 
-def fit_backend(backend: str) -> tuple[Calibrator, Pairs]:
-    """Fit the monotone map of one backend on the demo fit set."""
+STYLES: Final = ("cms_lcd", "drug_policy", "group_terms", "medical_policy")
+
+
+def _concat(sets: list[Pairs]) -> Pairs:
+    return Pairs(
+        [q for p in sets for q in p.question_ids],
+        [c for p in sets for c in p.clause_ids],
+        np.vstack([p.features for p in sets if len(p.labels)]),
+        np.concatenate([p.labels for p in sets]),
+        np.concatenate([p.ranks for p in sets]),
+    )
+
+
+def style_pairs(styles: Path, backend: str) -> list[Pairs]:
+    """The dev search questions of each house style, over that style's own dev corpus."""
+    embedder = None if backend == LEXICAL_ONLY else backend
+    found = []
+    for style in STYLES:
+        folder = styles / style / "dev"
+        if not (folder / "search.json").exists():
+            continue
+        corpus = load_path(folder / "corpus.yaml")
+        index = build_index(corpus, embedder=embedder, calibrator=uncalibrated(backend))
+        found.append(labelled_pairs(index, corpus, search_case_questions(folder / "search.json", corpus, f"{style}:")))
+    return found
+
+
+def fit_backend(backend: str, styles: Path | None = None) -> tuple[Calibrator, Pairs]:
+    """Fit the monotone map of one backend on the demo questions and, when given, the styles' dev questions."""
     corpus = load_demo()
     embedder = None if backend == LEXICAL_ONLY else backend
     # Pairs are taken in fused order, so the placeholder calibration does not influence them.
     index = build_index(corpus, embedder=embedder, calibrator=uncalibrated(backend))
-    pairs = labelled_pairs(index, corpus, load_questions())
-    fitted = fit_calibration(
-        pairs.features,
-        pairs.labels,
-        pairs.question_ids,
-        backend=backend,
-        fitted_on=f"demo fit set ({len(set(pairs.question_ids))} questions), corpus {corpus.fingerprint()}",
-    )
+    sets = [labelled_pairs(index, corpus, load_questions())]
+    described = f"demo fit set ({len(set(sets[0].question_ids))} questions), corpus {corpus.fingerprint()}"
+    if styles is not None:
+        extra = style_pairs(styles, backend)
+        sets += extra
+        described += f"; house-style dev search questions ({sum(len(set(p.question_ids)) for p in extra)} parts, {len(extra)} styles)"
+    pairs = _concat(sets)
+    # The two labelled sets weigh the same, however many pairs each has, so neither house style decides alone.
+    weights = np.concatenate([np.full(len(sets[0].labels), 1.0 / max(1, len(sets[0].labels)))]
+                             + ([np.full(sum(len(p.labels) for p in sets[1:]), 1.0 / max(1, sum(len(p.labels) for p in sets[1:])))]
+                                if len(sets) > 1 else []))
+    fitted = fit_calibration(pairs.features, pairs.labels, pairs.question_ids, backend=backend, fitted_on=described,
+                             sample_weights=weights)
     return fitted, pairs
 
 
@@ -93,11 +132,12 @@ def report_on_external(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--backend", default="wordllama", help="wordllama | minilm | lexical")
+    parser.add_argument("--styles", type=Path, default=None, help="folder of the house-style suites (second fit set)")
     parser.add_argument("--report", type=Path, default=None, help="folder of the external suite (report set)")
     parser.add_argument("--write", action="store_true", help="store the fitted parameters in the package")
     args = parser.parse_args(argv)
 
-    calibrator, pairs = fit_backend(args.backend)
+    calibrator, pairs = fit_backend(args.backend, args.styles)
     fit = report(calibrator, pairs)
     out: dict[str, Any] = {
         "backend": args.backend,

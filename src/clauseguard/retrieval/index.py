@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from clauseguard.corpus.model import Corpus
+from clauseguard.reading.stated import what_it_states
 from clauseguard.retrieval.calibration import Calibrator, load_calibration
 from clauseguard.retrieval.clauses import ClauseTable
-from clauseguard.retrieval.dense import DenseIndex
+from clauseguard.retrieval.dense import DenseIndex, cache_path
 from clauseguard.retrieval.embedders import DEFAULT_BACKEND, Embedder, load_embedder
 from clauseguard.retrieval.lexical import LexicalIndex
+from clauseguard.retrieval.tokens import TOKENS_VERSION
 
 LEXICAL_ONLY = "lexical"
 
@@ -35,6 +38,17 @@ class RetrievalIndex:
     article_rows: Mapping[str, np.ndarray]  # article number -> rows with that number
     code_rows: Mapping[str, np.ndarray]  # code -> rows whose text names it
     document_code_rows: Mapping[str, np.ndarray]  # code -> rows whose document governs it
+    # what each row's text states (kinds of value, grants / refuses), read on first use and kept
+    stated: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    # row masks of eligibility decisions, shared by the requests of one plan and date interval
+    shared_by_decision: dict[tuple[str, int], tuple[object, Any]] = field(default_factory=dict, compare=False, repr=False)
+
+    def states(self, row: int) -> frozenset[str]:
+        found = self.stated.get(row)
+        if found is None:
+            found = what_it_states(self.clauses.rows[row].text)
+            self.stated[row] = found
+        return found
 
     @property
     def backend(self) -> str:
@@ -78,7 +92,8 @@ def build_index(
     return RetrievalIndex(
         fingerprint=fingerprint,
         clauses=table,
-        lexical=LexicalIndex.build(table),
+        # the tokenizer's version is in the name: a change of tokens must not load an old index
+        lexical=LexicalIndex.build(table, cache=cache_path(cache_dir, fingerprint, f"bm25-{TOKENS_VERSION}") if cache_dir else None),
         dense=dense,
         calibrator=calibrator or load_calibration(backend),
         article_rows=_rows_by([(r.article_number,) if r.article_number else () for r in table.rows]),

@@ -1,9 +1,11 @@
 """Labelled retrieval questions and the (features, relevant?) pairs calibration is fitted and reported on.
 
-Two sets: the FIT set written for the bundled demo corpus (`data/calibration/demo-questions.json`),
-and the REPORT set read in place from the external suite's determination cases (question +
-gold_clause_ids; never copied). Pairs come from the candidates' fused order, so they do not depend
-on the calibration being fitted.
+The FIT sets: the questions written for the bundled demo corpus (`data/calibration/demo-questions.json`)
+and the house-style suites' dev search questions (`evals/styles/<style>/dev/search.json`, written
+blind over corpora in four other house styles). The REPORT sets: the external suite's determination
+cases (question + gold_clause_ids, read in place, never copied) and the styles' holdout halves,
+scored only through `clauseguard.evals.holdout`. Pairs come from the candidates' fused order, so they
+do not depend on the calibration being fitted.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ import numpy as np
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.errors import ClauseguardError
+from clauseguard.reading.stated import what_it_states
 from clauseguard.retrieval.calibration import FEATURES
 from clauseguard.retrieval.eligible import eligible_mask
 from clauseguard.retrieval.index import RetrievalIndex
 from clauseguard.retrieval.parts import split_question
-from clauseguard.retrieval.retrieve import as_part, candidates
+from clauseguard.retrieval.retrieve import answer_kinds, as_part, candidates
 from clauseguard.versions import Eligibility, eligibility, eligibility_under_terms, governing_terms
 
 PAIRS_PER_QUESTION: Final = 5
@@ -179,3 +182,36 @@ def labelled_pairs(
             ranks.append(int(found.rank[i]))
     matrix = np.vstack(rows) if rows else np.zeros((0, len(FEATURES)))
     return Pairs(qids, cids, matrix, np.asarray(labels, dtype=np.int64), np.asarray(ranks, dtype=np.int64))
+
+
+def search_case_questions(path: Path, corpus: Corpus, prefix: str = "") -> list[LabelledQuestion]:
+    """A search suite's answered and refused cases as labelled questions, one per question part:
+    the part's query, the case's request, and its must-include clauses as the gold (a refused case
+    has none, so every candidate of it is a negative). In a question of several parts, a gold clause
+    is the gold of the parts its text can answer (it states a value of the kind the part asks), or of
+    every part when it answers none. Read in place; the holdout halves never come here."""
+    texts = {c.id: c.text for d in corpus.documents for v in d.versions for c in v.clauses}
+    found: list[LabelledQuestion] = []
+    for case in json.loads(Path(path).read_text(encoding="utf-8")).get("cases", []):
+        if case.get("expected_status") not in ("answered", "refused"):
+            continue
+        every = tuple(case.get("must_include_clause_ids") or ())
+        parts = split_question(str(case.get("question", "")))
+        for i, part in enumerate(parts):
+            gold = every
+            if len(parts) > 1:
+                wanted = answer_kinds(part)
+                own = tuple(g for g in every if wanted & what_it_states(texts.get(g, "")))
+                gold = own or every
+            found.append(
+                LabelledQuestion(
+                    id=f"{prefix}{case['case_id']}#{i}",
+                    question=part.text,
+                    gold_clause_ids=gold,
+                    contract_id=case.get("contract_id"),
+                    payer_id=case.get("payer_id"),
+                    plan_id=case.get("plan_id"),
+                    effective_date=_day(case.get("effective_date")),
+                )
+            )
+    return found

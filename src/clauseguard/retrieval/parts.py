@@ -31,12 +31,14 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
         r"documents?|documentation|paperwork|evidence|proof|supporting|forms?|submit|send|invoices?|"
         r"receipts?|records?|prescription needed",
     ),
+    (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)"),
     (
         LIMIT,
         r"caps?|ceilings?|limits?|limited|maximums?|max|amounts?|how many|number of|"
-        r"sums?|per year|per visit|sessions|visits|nights|frequency|quantity|up to",
+        r"sums?|per year|per visit|sessions|visits|nights|frequency|quantity|up to|"
+        r"per [a-z]+|supplements?|contributions?|courses?|minimum period|period of \w+|duration|length|"
+        r"how often|interval|how far ahead",
     ),
-    (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)"),
     (EXCLUSION, r"exclu\w*|exceptions?|not covered"),
     (
         COVERAGE,
@@ -81,9 +83,15 @@ class QuestionPart(NamedTuple):
     asks_quantity: bool  # a cap, amount, rate, waiting period or count: settled only by a stated value
 
 
+_YES_NO: Final = re.compile(r"^\s*(?:is|are|does|do|can|will|would|may|could|should)\b(?!.*\b(?:how|what|which|when)\b)")
+
+
 def aspect_of(text: str) -> str | None:
-    """The aspect a part asks about: the most specific cue it contains, or None."""
+    """The aspect a part asks about: the most specific cue it contains, or None. A yes-or-no question
+    about cover ("Is X covered?", "Will the plan pay for X?") asks about coverage whatever else it names."""
     low = normalise(text)
+    if _YES_NO.match(low) and _CUE_PATTERNS[-1][1].search(low):
+        return COVERAGE
     for aspect, pattern in _CUE_PATTERNS:
         if pattern.search(low):
             return aspect
@@ -101,7 +109,7 @@ def answers_aspect(aspect: str | None, kind: str | None, coverage_type: str | No
     return kind in preferred_kinds(aspect)
 
 
-def _subject_words(piece: str) -> str:
+def subject_words(piece: str) -> str:
     """A piece's own subject: its words once cue words, question words and stop words are removed."""
     bare = _ANY_CUE.sub(" ", normalise(piece))
     kept = [w for w in words(bare) if w not in STOP_WORDS and w not in _ASPECT_FILLER]
@@ -168,8 +176,8 @@ def split_question(question: str) -> list[QuestionPart]:
 
     pieces = _pieces(question)
     if len(pieces) <= 1:
-        return [_part(question, question.strip(" ?."), _subject_words(question))]
-    own = [_subject_words(p) for p in pieces]
+        return [_part(question, question.strip(" ?."), subject_words(question))]
+    own = [subject_words(p) for p in pieces]
     shared = next((s for s in own if s), "")
     parts = []
     for piece, subject in zip(pieces, own, strict=True):
@@ -178,3 +186,13 @@ def split_question(question: str) -> list[QuestionPart]:
         else:
             parts.append(_part(f"{shared} {piece}" if shared else piece, piece, shared))
     return parts
+
+
+def bare_subject(part: QuestionPart) -> str:
+    """The part's subject without the words that describe the member ("a child aged 10"): what a
+    passage must be about. The member's circumstances are conditions, matched by the reader."""
+    from clauseguard.reading.stated import circumstance_words
+
+    drop = circumstance_words()
+    kept = [w for w in part.subject.split() if w.casefold() not in drop and not w.isdigit()]
+    return " ".join(kept) or part.subject

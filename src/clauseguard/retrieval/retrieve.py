@@ -13,18 +13,33 @@ from typing import Final, NamedTuple
 
 import numpy as np
 
+from clauseguard.reading.extract import quantity_asked
+from clauseguard.reading.stated import paying_terms
 from clauseguard.retrieval.clauses import check_mask, sort_by_score, top_k
 from clauseguard.retrieval.fusion import DEFAULT_FUSION, FusionConfig, fuse, ranks_of, rerank
 from clauseguard.retrieval.index import RetrievalIndex
 from clauseguard.retrieval.parts import (
+    COVERAGE,
+    EXCLUSION,
     QUANTITY_ASPECTS,
     QuestionPart,
     answers_aspect,
     aspect_of,
+    bare_subject,
     split_question,
+    subject_words,
 )
 from clauseguard.retrieval.tokens import article_references, code_references, content_terms
 
+ANSWER_KINDS: Final[dict[str, frozenset[str]]] = {
+    "duration": frozenset({"duration"}),
+    "count": frozenset({"count"}),
+    "rate": frozenset({"rate"}),
+    "amount": frozenset({"amount", "count"}),
+    "payment": frozenset({"amount", "rate"}),
+}
+# The words for "the plan pays for it", one meaning in every house style (cover, reimburse, pay), as index terms.
+PAYING_TERMS: Final = paying_terms()  # data/search/cues.yaml
 CANDIDATE_POOL: Final = 50  # per backend, before fusion; at least 5 k
 DEFAULT_K: Final = 3
 
@@ -39,6 +54,7 @@ class Hit(NamedTuple):
     lexical_share: float  # BM25 / best BM25 among the rows searched
     cosine: float  # dense cosine (0 without a dense backend)
     coverage: float  # share of the part's distinct content terms found in the clause
+    subject: float  # share of the part's subject weight (IDF) found in the clause
     article_match: float  # 1 when the part names this clause's article number
     code_match: float  # 1 when the part names a code the clause names or its document governs
     kind_match: float  # 1 when the clause answers the part's aspect (its kind, or a stated coverage)
@@ -46,12 +62,24 @@ class Hit(NamedTuple):
     rank: int  # 1-based position after fusion and rerank, before calibration
 
 
+def answer_kinds(part: QuestionPart) -> frozenset[str]:
+    """What a clause must state to answer the part, read from the part's words: a value of the
+    kind it asks (a cap: an amount or a count; a rate: a percentage; a wait: a duration), or, for a
+    coverage or exclusion part, that cover is granted or refused. Empty when the part asks neither."""
+    asked = quantity_asked(part.label, part.aspect)
+    if asked is not None:
+        return ANSWER_KINDS[asked]
+    if part.aspect in (COVERAGE, EXCLUSION):
+        return frozenset({"grants", "denies"})
+    return frozenset()
+
+
 def as_part(question: QuestionPart | str) -> QuestionPart:
     """A plain string is taken as one part (not split); its aspect is read from it."""
     if isinstance(question, QuestionPart):
         return question
     aspect = aspect_of(question)
-    return QuestionPart(question, question, "", aspect, aspect in QUANTITY_ASPECTS)
+    return QuestionPart(question, question, subject_words(question), aspect, aspect in QUANTITY_ASPECTS)
 
 
 def _named_rows(lookup: Mapping[str, np.ndarray], keys: Sequence[str], mask: np.ndarray) -> np.ndarray:
@@ -71,6 +99,7 @@ class Candidates(NamedTuple):
     lexical_share: np.ndarray
     cosine: np.ndarray
     coverage: np.ndarray
+    subject: np.ndarray  # share of the subject's IDF weight in the row
     article_match: np.ndarray
     code_match: np.ndarray
     kind_match: np.ndarray
@@ -114,10 +143,16 @@ def _coverage(index: RetrievalIndex, terms: Sequence[str], pool: np.ndarray) -> 
     if not terms:
         return np.zeros(len(pool))
     present = index.lexical.presence(terms, pool)
+    paying = [t for t in terms if t in PAYING_TERMS]
+    if paying:  # "reimbursed", "covered", "paid" say one thing: a row that says the plan pays has the term
+        any_paying = index.lexical.presence(sorted(PAYING_TERMS), pool).any(axis=0)
+        any_paying &= np.asarray(["grants" in index.states(r) for r in pool.tolist()], dtype=bool)
     for i, term in enumerate(terms):
         governed = index.document_code_rows.get(term.upper())
         if governed is not None:
             present[i] |= np.isin(pool, governed)
+        if term in PAYING_TERMS:
+            present[i] |= any_paying
     return present.sum(axis=0) / len(terms)
 
 
@@ -182,8 +217,13 @@ def candidates(
 
     terms = content_terms(part.text)
     coverage = _coverage(index, terms, pool)
+    subject = subject_share(index, bare_subject(part), pool.tolist())
+    wanted = answer_kinds(part)
+    # the corpus's own kind decides when it gives one; a clause without a kind is judged by what its text states
     kind_match = np.asarray(
-        [answers_aspect(part.aspect, table.rows[r].kind, table.rows[r].coverage_type) for r in pool.tolist()],
+        [answers_aspect(part.aspect, table.rows[r].kind, table.rows[r].coverage_type)
+         if table.rows[r].kind is not None or table.rows[r].coverage_type is not None
+         else bool(wanted & index.states(r)) for r in pool.tolist()],
         dtype=np.float64,
     )
 
@@ -199,7 +239,7 @@ def candidates(
     )
     rank = ranks_of(fused, everyone, tie)
     return Candidates(
-        pool, bm25, share, cosine, coverage, article_match, code_match, kind_match, fused, rank, tie
+        pool, bm25, share, cosine, coverage, subject, article_match, code_match, kind_match, fused, rank, tie
     )
 
 
@@ -224,6 +264,7 @@ def _rank(
             lexical_share=float(found.lexical_share[i]),
             cosine=float(found.cosine[i]),
             coverage=float(found.coverage[i]),
+            subject=float(found.subject[i]),
             article_match=float(found.article_match[i]),
             code_match=float(found.code_match[i]),
             kind_match=float(found.kind_match[i]),

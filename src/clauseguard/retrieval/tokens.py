@@ -23,6 +23,9 @@ def words(raw: str) -> list[str]:
     return toolkit.terms(raw)
 
 
+TOKENS_VERSION: Final = "1"  # bump when `tokens` changes: saved lexical indexes are keyed by it
+
+
 def tokens(text: str) -> list[str]:
     """The index tokens of a text: words minus stop words, stemmed, in order, repeats kept."""
     return [stem(w) for w in words(text) if w not in STOP_WORDS]

@@ -1,0 +1,320 @@
+"""One question part answered: its passages above the threshold, read for the value they state,
+with precedence applied (rider > policy > FAQ) and the condition the answer holds under.
+
+A rider in effect on the plan that states a value of the same kind for the part replaces the policy
+clause it overrides (that clause is reported as overridden, the rider cited); a FAQ never replaces
+anything: a FAQ that disagrees with the answer is reported as a conflict and is not a source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple
+
+import numpy as np
+
+from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
+from clauseguard.reading.stated import frames, number_of
+from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
+from clauseguard.retrieval.parts import bare_subject, subject_words
+from clauseguard.retrieval.tokens import article_references, content_terms
+from clauseguard.versions import version_index
+
+SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
+PRECEDENCE: Final = "rider > policy > FAQ"
+
+
+class _Kinds(Mapping[str, str]):
+    """Document id -> kind, read from the corpus's document index (no copy per request)."""
+
+    def __init__(self, documents: Mapping[str, Any]) -> None:
+        self._documents = documents
+
+    def __getitem__(self, key: str) -> str:
+        return str(self._documents[key].kind)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._documents)
+
+    def __len__(self) -> int:
+        return len(self._documents)
+
+
+@dataclass(frozen=True)
+class Precedence:
+    """Who outranks whom among the documents in scope: each document's kind, and the riders in
+    scope that override each document."""
+
+    kinds: Mapping[str, str]
+    riders_over: Mapping[str, tuple[str, ...]]  # document id -> rider ids in scope that override it
+
+    @classmethod
+    def of(cls, index: RetrievalIndex, corpus: Any, mask: np.ndarray) -> Precedence:
+        """The kinds of the corpus's documents, and the riders with an eligible row under the mask
+        (only the riders' own rows are looked at, never every row)."""
+        if corpus is None:
+            return cls({}, {})
+        documents = version_index(corpus).documents
+        spans = index.shared_by_decision.get(("rider spans", 0))
+        if spans is None or spans[0] is not documents:
+            found: dict[str, list[tuple[int, int]]] = {}
+            for (doc, _version), span in sorted(index.clauses.version_rows.items()):
+                if documents.get(doc) is not None and documents[doc].kind == "rider":
+                    found.setdefault(doc, []).append(span)
+            spans = index.shared_by_decision[("rider spans", 0)] = (documents, found)  # type: ignore[assignment]
+        over: dict[str, list[str]] = {}
+        for rider_id, rows in sorted(spans[1].items()):  # type: ignore[union-attr]
+            if any(mask[start:stop].any() for start, stop in rows):
+                for target in documents[rider_id].overrides:
+                    over.setdefault(target, []).append(rider_id)
+        return cls(_Kinds(documents), {k: tuple(v) for k, v in over.items()})
+
+    def is_faq(self, document_id: str) -> bool:
+        return self.kinds.get(document_id) == "faq"
+
+
+@dataclass(frozen=True)
+class Settled:
+    hit: Hit
+    reading: Reading
+
+
+@dataclass
+class PartAnswer:
+    """A part's outcome: the passages that settle it (the answer first), or why it is unsettled."""
+
+    part: QuestionPart
+    settled_by: list[Settled]
+    unsettled_because: str | None
+    condition: Reading | None = None  # a conditional reading whose condition the question does not state
+    overridden: list[tuple[Hit, str]] = field(default_factory=list)  # (policy hit, rider clause id)
+    conflicts: list[tuple[Hit, str]] = field(default_factory=list)  # (FAQ hit, clause whose answer stands)
+
+
+def _row(index: RetrievalIndex, hit: Hit) -> Any:
+    return index.clauses.rows[hit.clause_index]
+
+
+def _pages(row: Any) -> str:
+    """"page 4 (printed), PDF page 6" when the printed label differs; "pages 4-5" when it runs over."""
+    physical = f"{row.page}-{row.page_end}" if row.page_end else str(row.page)
+    if row.page_label and row.page_end:  # no printed label: the physical pages alone, never "None-7"
+        printed = f"{row.page_label}-{row.page_end_label or row.page_end}"
+    else:
+        printed = row.page_label
+    word = "pages" if row.page_end else "page"
+    return f"{word} {printed} (printed), PDF {word} {physical}" if printed and printed != physical else f"{word} {physical}"
+
+
+def cite(row: Any) -> str:
+    where = []
+    if row.article:
+        where.append(f"article {row.article.split(' ', 1)[0]}")
+    if row.page:
+        where.append(_pages(row))
+    where.append(row.version)
+    return f"({', '.join(where)}; {row.clause_id})"
+
+
+def asking_of(part: QuestionPart, question: str) -> Asking:
+    return Asking(
+        asked=quantity_asked(part.label, part.aspect),
+        asks_quantity=part.asks_quantity or quantity_asked(part.label, None) in ("duration", "count", "rate"),
+        terms=tuple(content_terms(part.text)),
+        words=f"{part.label} {part.subject}",
+        question=question,
+        item=_item(part),
+        subject=bare_subject(part),
+    )
+
+
+def _item(part: QuestionPart) -> str:
+    """The part's own words beyond its aspect and the shared subject ("conservative therapy" in "how
+    many months of conservative therapy"); empty for a part that is all aspect ("annual cap")."""
+    own = subject_words(part.label)
+    if own == subject_words(part.subject):
+        return ""
+    return " ".join(w for w in own.split() if not any(c.isdigit() for c in w) and number_of(w) is None)
+
+
+class _ScopeSpans(NamedTuple):
+    """The documents in scope and the row spans that speak for each (flattened for numpy)."""
+
+    documents: dict[str, int]  # document id -> its column
+    starts: np.ndarray
+    stops: np.ndarray
+    owner: np.ndarray  # the column of each span's document
+
+
+def _scope_spans(index: RetrievalIndex, mask: np.ndarray, precedence: Precedence) -> _ScopeSpans:
+    """Each document in scope and the row spans that speak for it: its version under the mask, and for
+    a rider also the documents it overrides (a rider amends their subject without naming it again)."""
+    key = ("scope spans", id(mask))
+    found = index.shared_by_decision.get(key)
+    if found is not None and found[0] is mask:
+        return found[1]  # type: ignore[no-any-return]
+    own = {doc: span for (doc, _v), span in sorted(index.clauses.version_rows.items()) if mask[span[0]:span[1]].any()}
+    columns = {doc: i for i, doc in enumerate(own)}
+    spans = [(columns[doc], span) for doc, span in own.items()]
+    for target, riders in sorted(precedence.riders_over.items()):
+        spans += [(columns[r], own[target]) for r in riders if r in columns and target in own]
+    out = _ScopeSpans(columns, np.array([s[0] for _, s in spans], np.int64), np.array([s[1] for _, s in spans], np.int64),
+                      np.array([c for c, _ in spans], np.int64))
+    if not mask.flags.writeable:  # a shared decision's mask: every request of it reuses the spans
+        index.shared_by_decision[key] = (mask, out)
+    return out
+
+
+def _names_it_not(
+    index: RetrievalIndex, part: QuestionPart, mask: np.ndarray, precedence: Precedence
+) -> Callable[[Hit], bool]:
+    """True for a passage whose document is not about the part's subject: another document in scope
+    names every word of the subject this one names, and more ("Is Tremfya covered for ulcerative
+    colitis?" is not answered by another drug's policy excluding ulcerative colitis, when the
+    Tremfya policy is in scope). Read from the posting lists of the subject's words."""
+    if article_references(part.text):
+        return lambda hit: False  # an article lookup names where to read, not a subject
+    scope = _scope_spans(index, mask, precedence)
+    named = np.zeros((0, len(scope.documents)), dtype=bool)  # (terms, documents)
+    for term in content_terms(bare_subject(part)):
+        rows = index.lexical.rows_naming(term)
+        if len(rows):
+            hit = np.searchsorted(rows, scope.starts) != np.searchsorted(rows, scope.stops)
+            column = np.zeros(len(scope.documents), dtype=bool)
+            np.logical_or.at(column, scope.owner, hit)
+            named = np.vstack([named, column])
+
+    def unnamed(hit: Hit) -> bool:
+        at = scope.documents.get(_row(index, hit).document_id)
+        if at is None or not len(named):
+            return False
+        mine = named[:, at]
+        covers = ~(mine[:, None] & ~named).any(axis=0)  # documents naming every word this one names
+        return bool((covers & (named.sum(axis=0) > mine.sum())).any())
+
+    return unnamed
+
+
+def _about(index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit]) -> dict[str, float]:
+    return {h.clause_id: h.subject for h in hits}
+
+
+def answer_part(
+    index: RetrievalIndex, part: QuestionPart, question: str, mask: np.ndarray, threshold: float, k: int,
+    precedence: Precedence,
+) -> tuple[PartAnswer, list[Hit]]:
+    """The part from its own passages above the threshold (k per part); the rest are under it."""
+    hits = retrieve(index, part, mask, k)
+    about = _about(index, part, hits)
+    asking = asking_of(part, question)
+    below = [h for h in hits if h.score < threshold]
+    readings: list[Settled] = []
+    conditional: Settled | None = None
+    unnamed = _names_it_not(index, part, mask, precedence)
+    for hit in hits:
+        if hit.score < threshold or about[hit.clause_id] < SUBJECT_SHARE:
+            continue  # under the threshold, or above it on generic words but about something else
+        if unnamed(hit):
+            continue  # another document in scope names all of the subject this one names, and more
+        row = _row(index, hit)
+        if frames(row.section) and not article_references(part.text):
+            continue  # a revision history or the evidence reviewed describes the policy; it does not govern
+        reading = read_passage(row.text, asking)
+        if reading.settled:
+            readings.append(Settled(hit, reading))
+        elif reading.settles in ("conditional", "ambiguous") and conditional is None:
+            conditional = Settled(hit, reading)
+    answer = _ranked(index, part, readings, precedence)
+    if answer.settled_by:
+        _apply_riders(index, part, asking, mask, k, precedence, answer)
+        return answer, below
+    if conditional is not None and conditional.reading.settles == "ambiguous":
+        row = _row(index, conditional.hit)
+        reading = conditional.reading
+        if {reading.value, reading.rival} == {"yes", "no"}:
+            answer.unsettled_because = ("the passage grants it in one case and denies it in another, and the "
+                                        f"question does not say which case applies {cite(row)}")
+        else:
+            answer.unsettled_because = (f"the passage states two values that fit it equally ({reading.value} and "
+                                        f"{reading.rival}) {cite(row)}")
+        return answer, below
+    if conditional is not None:
+        row = _row(index, conditional.hit)
+        condition = conditional.reading.condition
+        said = f" (\u201c{condition.text}\u201d)" if condition is not None else ""
+        answer.unsettled_because = f"the passage states it only under a condition the question does not state{said} {cite(row)}"
+        answer.condition = conditional.reading
+        return answer, below
+    deferred = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
+    if deferred:
+        answer.unsettled_because = f"the passage above the threshold does not state it {cite(_row(index, deferred[0]))}"
+    else:
+        answer.unsettled_because = "no passage above the threshold answers it"
+    return answer, below
+
+
+def _ranked(index: RetrievalIndex, part: QuestionPart, readings: list[Settled], precedence: Precedence) -> PartAnswer:
+    """Policy passages before FAQs (by score within each); a FAQ that disagrees with the answer is a conflict."""
+    def document(s: Settled) -> str:
+        return str(_row(index, s.hit).document_id)
+
+    ordered = sorted(readings, key=lambda s: (precedence.is_faq(document(s)), -s.hit.score, s.hit.clause_id))
+    answer = PartAnswer(part, [], None)
+    if not ordered:
+        return answer
+    lead = ordered[0]
+    for s in ordered:
+        if precedence.is_faq(document(s)) and not precedence.is_faq(document(lead)) \
+                and s.reading.value is not None and lead.reading.value is not None and s.reading.value != lead.reading.value:
+            answer.conflicts.append((s.hit, lead.hit.clause_id))
+            continue
+        answer.settled_by.append(s)
+    return answer
+
+
+def _apply_riders(
+    index: RetrievalIndex, part: QuestionPart, asking: Asking, mask: np.ndarray, k: int,
+    precedence: Precedence, answer: PartAnswer,
+) -> None:
+    """A rider in scope that overrides the answering document and states a value of the same kind
+    for this part replaces the document's passage; the passage is reported as overridden."""
+    lead = answer.settled_by[0]
+    document = str(_row(index, lead.hit).document_id)
+    if lead.reading.stated is not None and precedence.kinds.get(document) == "rider":
+        # the rider answers already: the passages of the documents it overrides that state the same kind step aside
+        amended = {d for d, riders in precedence.riders_over.items() if document in riders}
+        replaced = [s for s in answer.settled_by[1:] if str(_row(index, s.hit).document_id) in amended
+                    and s.reading.stated is not None and s.reading.stated.kind == lead.reading.stated.kind]
+        answer.overridden.extend((s.hit, lead.hit.clause_id) for s in replaced)
+        answer.settled_by = [s for s in answer.settled_by if s not in replaced]
+        return
+    riders = precedence.riders_over.get(document, ())
+    if not riders or lead.reading.stated is None or article_references(part.text):
+        return  # a rider replaces a stated value; an article lookup asks for that article
+    rows = [r for rid in riders for r in _rows_of_document(index, rid)]
+    rider_mask = np.zeros(index.size, dtype=bool)
+    rider_mask[rows] = True
+    rider_mask &= mask
+    if not rider_mask.any():
+        return
+    hits = retrieve(index, part, rider_mask, k)
+    about = _about(index, part, hits)
+    for hit in hits:
+        if about[hit.clause_id] < SUBJECT_SHARE:
+            continue
+        reading = read_passage(_row(index, hit).text, asking)
+        if reading.settles == "stated" and reading.stated is not None and reading.stated.kind == lead.reading.stated.kind:
+            replaced = [s for s in answer.settled_by if str(_row(index, s.hit).document_id) == document]
+            answer.overridden.extend((s.hit, hit.clause_id) for s in replaced)
+            rest = [s for s in answer.settled_by if s not in replaced and s.hit.clause_id != hit.clause_id]
+            answer.settled_by = [Settled(hit, reading), *rest]
+            return
+
+
+def _rows_of_document(index: RetrievalIndex, document_id: str) -> list[int]:
+    found: list[int] = []
+    for (doc, _version), (start, stop) in index.clauses.version_rows.items():
+        if doc == document_id:
+            found.extend(range(start, stop))
+    return found

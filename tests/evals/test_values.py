@@ -1,0 +1,42 @@
+"""The expected-values judge: two wordings of one value agree, different values never do, and a
+part answered with action none whose value contradicts the case is a wrong_answer_released."""
+
+from __future__ import annotations
+
+import pytest
+
+from clauseguard.evals.values import judge_values, same_value
+
+
+@pytest.mark.parametrize(("stated", "expected"), [
+    ("EUR 1,500", "€1,500"), ("GBP 600", "600 pounds"), ("12 months", "1 year"), ("30 visits", "30 visits"),
+    ("30 nights", "30 nights per year"), ("10%", "10.0%"), ("no", "No"), ("yes", "yes"), ("2 arrays", "2 arrays"),
+])
+def test_two_wordings_of_one_value_agree(stated: str, expected: str) -> None:
+    assert same_value(stated, expected)
+
+
+@pytest.mark.parametrize(("stated", "expected"), [
+    ("EUR 1,500", "EUR 1,000"), ("EUR 150", "GBP 150"), ("70%", "80%"), ("6 months", "6 weeks"),
+    ("30 days", "1 month"), ("20 visits", "30 visits"), ("yes", "no"), ("12 sessions", "12 months"), (None, "yes"),
+])
+def test_different_values_never_agree(stated: str | None, expected: str) -> None:
+    assert not same_value(stated, expected)
+
+
+def parts(*rows: tuple[str, str, str | None]) -> list[dict[str, object]]:
+    return [{"part": p, "status": s, **({"value": {"value": v}} if v is not None else {})} for p, s, v in rows]
+
+
+def test_each_expected_value_is_judged_against_the_part_it_names() -> None:
+    found = judge_values({"annual cap": "EUR 1,500", "waiting period": "6 months"},
+                         parts(("annual cap", "answered", "EUR 1,000"), ("waiting period", "answered", "6 months")))
+    assert [(j.part, j.matches, j.stated) for j in found] == [("annual cap", False, "EUR 1,000"),
+                                                              ("waiting period", True, "6 months")]
+
+
+def test_a_star_names_the_only_part_and_an_unsettled_part_states_nothing() -> None:
+    (star,) = judge_values({"*": "no"}, parts(("Is IVF covered", "answered", "no")))
+    assert star.matches
+    (missing,) = judge_values({"*": "30 visits"}, parts(("how many visits", "unsettled", None)))
+    assert not missing.answered and missing.stated is None and not missing.matches
