@@ -59,6 +59,9 @@ from clauseguard.search import search as run_search
 from clauseguard.versions import attached_riders, version_in_effect
 
 if TYPE_CHECKING:  # the determination and compare pipelines load on first use: a search never pays for them
+    from collections.abc import Mapping
+
+    from clauseguard.authoring.revisions import Revision
     from clauseguard.determination import CompiledCache
     from clauseguard.models import ModelAssist, ModelConfig
     from clauseguard.reading.lexicon import Lexicon
@@ -87,18 +90,37 @@ class Engine:
     log: bool = True  # replay recomputes without appending to the audit log
     model: ModelConfig | None = None  # optional model backend (clauseguard.models); None: rules alone
     policy: GatePolicy = DEFAULT_POLICY  # the deployment's gate policy (clauseguard.deployment)
+    authored: Mapping[str, Revision] | None = None  # criteria revisions to read with; None: the store's approved ones
 
     @property
     def corpus(self) -> Corpus:
         return self.opened.corpus
 
     @cached_property
+    def revisions(self) -> Mapping[str, Revision]:
+        """The approved criteria revisions the reader uses (clauseguard.authoring), clause id -> revision."""
+        if self.authored is not None:
+            return self.authored
+        from clauseguard.authoring.revisions import active_revisions
+
+        return active_revisions(self.opened.store)
+
+    @cached_property
     def corpus_fingerprint(self) -> str:
-        return self.corpus.fingerprint()
+        """The corpus model's fingerprint; with criteria revisions in use, over their ids too."""
+        if not self.revisions:
+            return self.corpus.fingerprint()
+        from clauseguard.authoring.revisions import revision_ids
+
+        return "sha256:" + digest({"corpus": self.corpus.fingerprint(), "criteria_revisions": revision_ids(self.revisions)}, 64)
 
     @property
     def knobs(self) -> dict[str, Any]:
         knobs = self.settings.knobs()
+        if self.revisions:  # only then: a corpus without revisions keeps every id as it was
+            from clauseguard.authoring.revisions import revision_ids
+
+            knobs["criteria_revisions"] = revision_ids(self.revisions)
         if self.model is not None:
             knobs["model"] = self.model.knobs()
         if not self.policy.is_default:  # only then: the default policy leaves every id as it was
@@ -150,7 +172,7 @@ class Engine:
     def compiled(self) -> CompiledCache:
         from clauseguard.determination import CompiledCache
 
-        return CompiledCache()
+        return CompiledCache(authored=self.revisions)
 
     @cached_property
     def verifier(self) -> ColdVerifier:

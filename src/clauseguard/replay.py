@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from clauseguard.audit import AuditLog
+from clauseguard.authoring.pinning import pin, recorded_revisions
 from clauseguard.corpus.sources import home_dir, open_snapshot
 from clauseguard.corpus.store import SqliteStore
 from clauseguard.engine import Engine
@@ -42,8 +43,10 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         corpus = log.corpus(record.corpus_fingerprint)
     finally:
         log.close()
-    engine = Engine(open_snapshot(corpus, f"corpus of assertion {assertion_id}"), log=False,
-                    policy=recorded_policy(record.settings))
+    opened = open_snapshot(corpus, f"corpus of assertion {assertion_id}")
+    # the criteria revisions the answer was made with, checked and pinned (none recorded: none used)
+    pinned = pin(recorded_revisions(record.settings), record.store_path, opened.store)
+    engine = Engine(opened, log=False, policy=recorded_policy(record.settings), authored=pinned.revisions)
     again: Answer
     if record.kind == "determination":
         again = engine.determine(record.request)
@@ -71,7 +74,9 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         "kind": record.kind,
         "corpus_fingerprint": record.corpus_fingerprint,
         "recorded_at": record.recorded_at,
-        "match": not differences and not tampered,
+        "match": not differences and not tampered and not pinned.tampered and not pinned.missing,
         "differences": differences,
         "tampered_clauses": tampered,
+        "tampered_revisions": pinned.tampered,
+        "missing_revisions": pinned.missing,
     }

@@ -154,15 +154,38 @@ class Claim(AnswerModel):
     riders: list[str] = Field(default_factory=list)
     designations: list[str] = Field(default_factory=list)
     references: list[str] = Field(default_factory=list)  # clauses whose criteria a reference named
+    revisions: dict[str, str] = Field(default_factory=dict)  # clause id -> the criteria revision it was read with
+
+
+class ReadBy(AnswerModel):
+    """Who read a clause's criteria: the rule compiler, the corpus's own policy-as-code, or an approved
+    criteria revision (its id, its author and who approved it)."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"revision_id", "author", "approved_by"})
+
+    source: Literal["compiler", "corpus", "revision"]
+    revision_id: str | None = None
+    author: str | None = None
+    approved_by: str | None = None
+
+    @property
+    def words(self) -> str:
+        if self.source == "revision":
+            return f"read by revision {self.revision_id} of {self.author}, approved by {self.approved_by}"
+        return "read from the corpus's own criteria" if self.source == "corpus" else "read by the compiler"
 
 
 class Citation(AnswerModel):
-    """A cited clause: its verbatim quote, the statement it supports, and the verifier's checks."""
+    """A cited clause: its verbatim quote, the statement it supports, the verifier's checks, and who
+    read its criteria (`read_by`, on a determination's citations)."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"read_by"})
 
     clause_id: str
     quote: str
     statement: str
     checks: Checks | None = None
+    read_by: ReadBy | None = None
     claim: Claim = Field(exclude=True)  # for the verifier; never part of the published answer
 
 

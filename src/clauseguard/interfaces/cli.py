@@ -17,6 +17,7 @@ import typer
 
 from clauseguard.errors import ClauseguardError, CorpusError
 from clauseguard.interfaces import (
+    criteria_commands,
     demo_commands,
     eval_commands,
     ingest_commands,
@@ -316,6 +317,8 @@ def replay_command(
             out.print(f"  differs: {key}")
         for clause_id in result["tampered_clauses"]:
             out.print(f"  clause text changed in the store: {clause_id}")
+        for revision_id in result.get("tampered_revisions", []):
+            out.print(f"  criteria revision changed in the store: {revision_id}")
     if not result["match"]:
         raise typer.Exit(1)
 
@@ -329,6 +332,7 @@ reading_commands.register(corpus_app)
 serve_commands.register(app)
 record_commands.register(app)
 demo_commands.register(app, model_app)
+criteria_commands.register(app)
 
 
 # ----------------------------------------------------------------------------- entry point
