@@ -197,7 +197,7 @@ class _Checker:
         if entry.role not in DECIDING_ROLES:
             return self.non_deciding(checked)
         if entry.criteria is None:
-            self.problem(entry, f"{entry.path}.criteria", f"a {entry.role} clause needs its criteria (rules, "
+            self.problem(entry, f"{entry.path}.criteria", f"{_a(entry.role)} clause needs its criteria (rules, "
                                                           "designations or amendments); or give it a role that decides "
                                                           "nothing (administrative, definition, framing, reference) "
                                                           "with a reason")
@@ -206,7 +206,7 @@ class _Checker:
         if criteria is None:
             return checked
         if criteria.empty:
-            self.problem(entry, f"{entry.path}.criteria", f"a {entry.role} clause states at least one rule; give its "
+            self.problem(entry, f"{entry.path}.criteria", f"{_a(entry.role)} clause states at least one rule; give its "
                                                           "rules, or a role that decides nothing with a reason")
         self.coverage(entry, text, criteria)
         data = criteria_to_json(criteria)
@@ -223,7 +223,7 @@ class _Checker:
         if entry.criteria is not None:
             criteria = self.tree(entry, checked.clause.text)
             if criteria is not None and not criteria.empty:
-                self.problem(entry, f"{entry.path}.criteria", f"a {entry.role} clause decides nothing: remove its "
+                self.problem(entry, f"{entry.path}.criteria", f"{_a(entry.role)} clause decides nothing: remove its "
                                                               "rules, or give it a role that decides (criteria, "
                                                               "limitation, exclusion)")
         checked.criteria = Criteria()
@@ -292,6 +292,10 @@ class _Checker:
                     marks = sorted(marks_in(dict(readings).get(owner, Criteria())))
                     valid = f"marked in {owner}: {', '.join(marks)}" if marks else f"{owner} marks no criterion"
                     self.problem(entry.entry, where, f"the reference does not resolve ({note}); {valid}")
+
+
+def _a(role: str) -> str:
+    return ("an " if role[:1] in "aeiou" else "a ") + role
 
 
 def _message(exc: CriteriaError) -> str:

@@ -3,8 +3,9 @@
 An answer records, in its settings, the id of every criteria revision in use (clause id -> revision
 id). A replay reads those rows from the store the answer came from, checks each against its id and
 content hash, and copies the intact ones into the replay's own store, so the reader and the cold
-verifier of the replay read the same revisions. A row that no longer matches is reported, never used
-silently; a revision approved later is never picked up. It never writes to the answer's store.
+verifier of the replay read the same revisions. A row that no longer matches is reported and never
+used (its clause is replayed without it); a revision approved later is never picked up. It never
+writes to the answer's store.
 """
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ def pin(recorded: Mapping[str, str], answer_store: str | None, replay_store: Any
             pinned.missing.append(rid)
             continue
         if revision.problems() or revision.clause_id != clause_id:
-            pinned.tampered.append(rid)
-        elif target is not None and target.resolve() != source.resolve():
+            pinned.tampered.append(rid)  # never used: the clause is replayed as if it had no revision
+            continue
+        if target is not None and target.resolve() != source.resolve():
             with RevisionLog(target) as into:
                 into.import_revision(revision)
-        pinned.revisions[clause_id] = revision  # a tampered row is replayed as it reads now: the answer differs
+        pinned.revisions[clause_id] = revision
     return pinned
