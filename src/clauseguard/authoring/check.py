@@ -223,7 +223,7 @@ class _Checker:
         if entry.criteria is not None:
             criteria = self.tree(entry, checked.clause.text)
             if criteria is not None and not criteria.empty:
-                self.problem(entry, f"{entry.path}.criteria", f"{_a(entry.role)} clause decides nothing: remove its "
+                self.problem(entry, f"{entry.path}.criteria", f"{_a(checked.role)} clause decides nothing: remove its "
                                                               "rules, or give it a role that decides (criteria, "
                                                               "limitation, exclusion)")
         checked.criteria = Criteria()
