@@ -40,38 +40,52 @@ def _overlap(a: Span, b: Span) -> float:
     return shared / shortest if shortest > 0 and shared > 0 else 0.0
 
 
+def _key(atom: Atom) -> tuple[str, int, int, str]:
+    return (atom.kind, atom.span.start, atom.span.end, atom.label)
+
+
+def _match(a: Atom, b: Atom) -> float:
+    """How surely two criteria of the two trees are one: the same words, or the same stretch of text."""
+    if a.label == b.label:
+        return 3.0
+    shared = _overlap(a.span, b.span)
+    if a.kind == b.kind and shared >= 0.5:
+        return 1.0 + shared
+    longest = max(a.span.end - a.span.start, b.span.end - b.span.start)
+    mutual = (min(a.span.end, b.span.end) - max(a.span.start, b.span.start)) / longest if longest else 0.0
+    return mutual if mutual >= 0.8 else 0.0
+
+
 class _Criteria:
-    """The criteria of two trees as shared variables: atoms of the two sides that quote the same
-    stretch or read the same are one variable."""
+    """The criteria of two trees as shared variables: each criterion of one side is paired with at most
+    one of the other (the surest pairs first); a criterion written twice in one tree is one criterion."""
 
     def __init__(self, left: Iterable[Atom], right: Iterable[Atom]) -> None:
-        self.parent: dict[int, int] = {}
-        self.atoms: list[Atom] = []
-        lefts = [a for a in left if not isinstance(a, Service)]
-        rights = [a for a in right if not isinstance(a, Service)]
-        for atom in [*lefts, *rights]:
-            self.parent[len(self.atoms)] = len(self.atoms)
-            self.atoms.append(atom)
-        for i, a in enumerate(lefts):
-            for j, b in enumerate(rights, start=len(lefts)):
-                if a.label == b.label or _overlap(a.span, b.span) >= 0.5:
-                    self._join(i, j)
-        self.key = {(a.kind, a.span.start, a.span.end, a.label): self._find(i) for i, a in enumerate(self.atoms)}
+        lefts = {_key(a): a for a in left if not isinstance(a, Service)}
+        rights = {_key(a): a for a in right if not isinstance(a, Service)}
+        self.key: dict[tuple[str, int, int, str], int] = {}
+        self.labels: list[str] = []
+        for k, atom in lefts.items():
+            self.key[k] = len(self.labels)
+            self.labels.append(atom.label)
+        pairs = sorted(((_match(a, b), ka, kb) for ka, a in lefts.items() for kb, b in rights.items()),
+                       key=lambda p: (-p[0], p[1], p[2]))
+        taken: set[tuple[str, int, int, str]] = set()
+        for score, ka, kb in pairs:
+            if score > 0 and kb not in self.key and ka not in taken:
+                self.key[kb] = self.key[ka]
+                taken.add(ka)
+        for k, atom in rights.items():
+            if k not in self.key:
+                self.key[k] = len(self.labels)
+                self.labels.append(atom.label)
         self.variables = sorted(set(self.key.values()))
 
-    def _find(self, i: int) -> int:
-        while self.parent[i] != i:
-            i = self.parent[i]
-        return i
-
-    def _join(self, i: int, j: int) -> None:
-        self.parent[self._find(j)] = self._find(i)
-
     def of(self, atom: Atom) -> int | None:
-        return self.key.get((atom.kind, atom.span.start, atom.span.end, atom.label))
+        return self.key.get(_key(atom))
 
     def label(self, variable: int) -> str:
-        return self.atoms[variable].label
+        return self.labels[variable]
 
 
 class _ShapeEvaluator(_Evaluator):
