@@ -91,7 +91,8 @@ def _entry(clause: Clause, reading: Reading, *, with_text: bool, offsets: bool) 
         data = criteria_to_json(tree)
         data.pop("schema", None)
         entry["criteria"] = offsets_only(data) if offsets else data
-        entry["plain"] = criteria_words(tree)
+        if not offsets:  # the words of a note quote the clause
+            entry["plain"] = criteria_words(tree)
     else:
         entry["criteria"] = None
     return entry

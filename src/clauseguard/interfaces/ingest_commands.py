@@ -208,7 +208,9 @@ def export_command(
     from clauseguard.corpus.export import export_corpus
     from clauseguard.corpus.stats import corpus_stats
 
-    written = export_corpus(opened.corpus, target)
+    from clauseguard.authoring.revisions import active_revisions
+
+    written = export_corpus(opened.corpus, target, revisions=active_revisions(opened.store))
     stats = corpus_stats(opened.corpus)
     if as_json:
         _print_json({"path": str(written), "from": opened.description, **stats})
