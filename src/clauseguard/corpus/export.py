@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from datetime import date
 from collections.abc import Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any, Final
 
