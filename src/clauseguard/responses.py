@@ -629,3 +629,105 @@ class ModelStatus(AnswerModel):
     price: dict[str, Any] | None = None
     budget: dict[str, Any] | None = None
     checked_at: str  # when the model was last probed (UTC)
+
+
+# --- criteria authoring (clauseguard.authoring) ------------------------------------------------
+
+
+class CriteriaSheet(AnswerModel):
+    """A criteria sheet (`criteria draft`): per clause its role, its tree or the holes the compiler left
+    (each with the unread span and the reason), and the hash of the clause text it encodes."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"version", "corpus_fingerprint"})
+
+    format: str
+    document: str
+    version: str | None = None
+    corpus_fingerprint: str | None = None
+    clauses: list[dict[str, Any]]
+
+
+class SheetProblemEntry(AnswerModel):
+    clause_id: str | None
+    path: str  # the key path in the sheet, e.g. clauses[3].criteria.rules[0].when.kind
+    message: str  # what is wrong and what would be valid
+
+
+class CheckedClause(AnswerModel):
+    id: str
+    role: str
+    deciding: bool
+    authored: bool  # False: the entry says what the compiler (or the corpus's own criteria) reads
+    plain: list[str]  # the tree in plain words
+
+
+class CriteriaCheck(AnswerModel):
+    """`criteria check`: every problem of a sheet (none: it may be added) and each tree in plain words."""
+
+    ok: bool
+    document: str
+    problems: list[SheetProblemEntry]
+    clauses: list[CheckedClause]
+
+
+class CriteriaSpan(AnswerModel):
+    start: int
+    end: int
+    kind: Literal["rule", "subject", "criterion", "reference", "note"]
+    label: str
+
+
+class UnreadSpan(AnswerModel):
+    start: int
+    end: int
+    reason: str
+
+
+class ClauseCriteria(AnswerModel):
+    """A clause with the spans of its criteria, the stretches no one reads, the tree in plain words, and
+    who reads it (the compiler, the corpus's own criteria, or revision R of NAME)."""
+
+    clause_id: str
+    document_id: str
+    version: str
+    text: str
+    role: str
+    deciding: bool
+    read_by: ReadBy
+    spans: list[CriteriaSpan]
+    unread: list[UnreadSpan]
+    plain: list[str]
+
+
+class CriteriaRevisionEntry(AnswerModel):
+    revision_id: str
+    clause_id: str
+    role: str
+    author: str
+    note: str
+    created_at: str
+    content_hash: str
+    approved_by: list[str]
+    approved_at: list[str]
+    intact: bool  # False: the row no longer matches its id and content hash
+
+
+class CriteriaLog(AnswerModel):
+    """`criteria log`: a clause's revisions, oldest first, and who reads it now."""
+
+    clause_id: str
+    read_by: str
+    active_revision: str | None
+    revisions: list[CriteriaRevisionEntry]
+
+
+class AddedRevision(AnswerModel):
+    clause_id: str
+    status: Literal["added", "already recorded", "unchanged", "read by the compiler"]
+    revision_id: str | None
+
+
+class CriteriaAdded(AnswerModel):
+    """`criteria add`: per clause of the sheet, whether a revision was written (used once approved)."""
+
+    added: list[AddedRevision]
