@@ -207,8 +207,14 @@ def _dict(dumper: yaml.SafeDumper, value: dict[str, Any]) -> yaml.MappingNode:
     return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(), flow_style=flow)
 
 
+def _list(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.SequenceNode:
+    flow = bool(value) and all(isinstance(v, str | int) and len(str(v)) <= 24 for v in value)  # codes, marks
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
+
+
 _Dumper.add_representer(str, _str)
 _Dumper.add_representer(dict, _dict)
+_Dumper.add_representer(list, _list)
 
 
 def sheet_yaml(data: dict[str, Any], header: str = "") -> str:

@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from clauseguard.authoring.check import CheckReport
-from clauseguard.authoring.revisions import RevisionLog
-from clauseguard.errors import RequestError
+from pathlib import Path
+
+from clauseguard.authoring.check import CheckReport, check_sheet
+from clauseguard.authoring.revisions import RevisionLog, active_revisions, revision_log
+from clauseguard.authoring.sheet import load_sheet
+from clauseguard.errors import CorpusError, Problem, RequestError
 
 Status = Literal["added", "already recorded", "unchanged", "read by the compiler"]
 
@@ -47,3 +50,18 @@ def add_checked(report: CheckReport, log: RevisionLog, *, author: str, note: str
             revision, written = log.add(e.clause.id, e.clause.text, e.role, data, author, note_text)
             out.append(Added(e.clause.id, "added" if written else "already recorded", revision.id))
     return out
+
+
+def apply_reviewed_sheet(opened: Any, path: Path, *, author: str, approved_by: str, note: str) -> list[Added]:
+    """A suite's reviewed sheet, written into the store it is evaluated on (a throwaway one): added under
+    its recorded author and approved by its recorded reviewer, four eyes as always (the store refuses
+    the author's own approval). What `criteria add` then `criteria approve` do, in one call."""
+    report = check_sheet(load_sheet(path), opened.corpus, revisions=active_revisions(opened.store))
+    if not report.ok:
+        raise CorpusError([Problem(str(path), p.path, f"{p.clause_id}: {p.message}") for p in report.problems])
+    with revision_log(opened.store) as log:
+        added = add_checked(report, log, author=author, note=note)
+        for a in added:
+            if a.revision_id is not None:
+                log.approve(a.revision_id, approved_by)
+    return added
