@@ -8,9 +8,8 @@ with any problem writes nothing at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
-
 from pathlib import Path
+from typing import Any, Literal
 
 from clauseguard.authoring.check import CheckReport, check_sheet
 from clauseguard.authoring.revisions import RevisionLog, active_revisions, revision_log
