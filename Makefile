@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint clean browser
+.PHONY: demo test install lint clean browser postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,7 @@ demo: $(STAMP)
 # accuracy, gate correctness or search pass rate); the external suite too when ../shared is beside the repo.
 MKRAFA := ../shared/external/mkrafa
 EVAL   := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home COLUMNS=110 $(BIN)/clauseguard
-test: $(STAMP) browser
+test: $(STAMP) browser postgres
 	$(EVAL) --corpus demo eval evals/demo/search.json --diff
 	$(EVAL) --corpus demo eval evals/demo/determinations.json evals/demo/expanded.json --diff
 	@if [ -f $(MKRAFA)/corpus.json ]; then \
@@ -40,6 +40,16 @@ browser:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium; } \
 	  || { echo "error: could not install chromium (apt-get install -y chromium)"; [ "$$CI" != "true" ]; }; \
+	fi
+
+# The store tests run against a real PostgreSQL server (Debian's postgresql), which the tests start in
+# a temporary data directory. Installed when missing; under CI=true one that cannot be installed or
+# started fails the run.
+postgres:
+	@if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then \
+	  echo "installing Debian's postgresql for the store tests"; \
+	  { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y postgresql; } \
+	  || { echo "error: could not install postgresql (apt-get install -y postgresql)"; [ "$$CI" != "true" ]; }; \
 	fi
 
 lint: $(STAMP)

@@ -507,7 +507,9 @@ def _excluded(corpus: Corpus, index: RetrievalIndex, req: DeterminationRequest, 
     return [
         ExcludedPassage(clause_id=h.clause_id, document_id=rows[h.clause_index].document_id,
                         version=rows[h.clause_index].version, article=rows[h.clause_index].article,
-                        page=rows[h.clause_index].page, score=round(h.score, 2),
+                        page=rows[h.clause_index].page, page_label=rows[h.clause_index].page_label,
+                        page_end=rows[h.clause_index].page_end, page_end_label=rows[h.clause_index].page_end_label,
+                        score=round(h.score, 2),
                         reason=elig.reason(h.clause_id) or "not eligible")
         for h in hits
     ]

@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from clauseguard import faults
-from clauseguard.audit import AuditLog, append_trace, digest
+from clauseguard.audit import AuditTrail, digest, open_audit_log
+from clauseguard.caches import healing_index, index_cache_dir
 from clauseguard.corpus.model import Corpus
-from clauseguard.corpus.sources import Opened, home_dir
+from clauseguard.corpus.seals import cited_version_seals
+from clauseguard.corpus.sources import Opened, refreshed
 from clauseguard.deployment import policy_report
-from clauseguard.errors import NotFoundError
+from clauseguard.errors import ClauseguardError, NotFoundError
 from clauseguard.gate import DEFAULT_POLICY, GateDecision, GatePolicy, apply_policy
 from clauseguard.preflight import redact
 from clauseguard.requests import (
@@ -32,13 +34,6 @@ from clauseguard.requests import (
 from clauseguard.responses import (
     Answer,
     AuditView,
-    Catalog,
-    CatalogCode,
-    CatalogContract,
-    CatalogDocument,
-    CatalogPayer,
-    CatalogPlan,
-    CatalogRider,
     ClauseRecord,
     CodeDocument,
     CodeRecord,
@@ -53,7 +48,7 @@ from clauseguard.responses import (
     VersionEntry,
     VersionTimeline,
 )
-from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
+from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex
 from clauseguard.search import evaluate_retrieval as run_retrieval_eval
 from clauseguard.search import search as run_search
 from clauseguard.versions import attached_riders, version_in_effect
@@ -106,21 +101,22 @@ class Engine:
         return active_revisions(self.opened.store)
 
     @cached_property
+    def model_fingerprint(self) -> str:
+        """The corpus model's own fingerprint (what the store records after each append)."""
+        return self.corpus.fingerprint()
+
+    @cached_property
     def corpus_fingerprint(self) -> str:
         """The corpus model's fingerprint; with criteria revisions in use, over their ids too."""
-        if not self.revisions:
-            return self.corpus.fingerprint()
-        from clauseguard.authoring.revisions import revision_ids
+        from clauseguard.authoring.revisions import stamped_fingerprint
 
-        return "sha256:" + digest({"corpus": self.corpus.fingerprint(), "criteria_revisions": revision_ids(self.revisions)}, 64)
+        return stamped_fingerprint(self.model_fingerprint, self.revisions)
 
     @property
     def knobs(self) -> dict[str, Any]:
-        knobs = self.settings.knobs()
-        if self.revisions:  # only then: a corpus without revisions keeps every id as it was
-            from clauseguard.authoring.revisions import revision_ids
+        from clauseguard.authoring.revisions import revision_knobs
 
-            knobs["criteria_revisions"] = revision_ids(self.revisions)
+        knobs = {**self.settings.knobs(), **revision_knobs(self.revisions)}
         if self.model is not None:
             knobs["model"] = self.model.knobs()
         if not self.policy.is_default:  # only then: the default policy leaves every id as it was
@@ -152,8 +148,7 @@ class Engine:
 
     @cached_property
     def index(self) -> RetrievalIndex:
-        cache = Path(self.opened.store.path).parent / "index" if hasattr(self.opened.store, "path") else None
-        return index_for(self.corpus, backend=self.settings.dense_backend, cache_dir=cache)
+        return healing_index(self.corpus, backend=self.settings.dense_backend, cache_dir=index_cache_dir(self.opened.store))
 
     @cached_property
     def lexicon(self) -> Lexicon:
@@ -196,14 +191,31 @@ class Engine:
         }
 
     @cached_property
-    def audit(self) -> AuditLog:
-        return AuditLog(home_dir() / "audit.sqlite")
+    def audit(self) -> AuditTrail:
+        return open_audit_log(self.opened)
+
+    @property
+    def audit_file(self) -> Path:
+        """The SQLite audit file (people's final decisions and the audit listing live beside it)."""
+        path = getattr(self.audit, "path", None)
+        if not isinstance(path, Path):
+            raise ClauseguardError(f"final decisions and the audit listing need the SQLite audit log; the audit log "
+                                   f"here is {self.audit.location} (PostgreSQL), where they are not kept yet")
+        return path
+
+    def _fresh(self) -> None:
+        """Another instance appended to the shared store: answer from the new corpus (index rebuilt once)."""
+        newer = refreshed(self.opened, self.model_fingerprint)
+        if newer is not None:
+            self.opened = newer
+            for name in ("model_fingerprint", "revisions", "corpus_fingerprint", "index", "compiled"):
+                self.__dict__.pop(name, None)
 
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
 
     def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float]) -> None:
-        """Audit row and trace line; both hold only redacted text."""
+        """Audit row, then trace line (both only redacted text); EnvironmentFailure if the row cannot be written."""
         if not self.log:
             return
         response = answer.as_json()
@@ -211,9 +223,10 @@ class Engine:
         self.audit.record(
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
             trace_id=response["trace_id"], request_redacted=request, response_redacted=recorded,
-            corpus=self.corpus, store_path=str(getattr(self.opened.store, "path", "")), settings=self.knobs,
+            corpus=self.corpus, store_path=self.opened.store.location, settings=self.knobs,
+            version_seals=cited_version_seals(self.corpus, recorded),
         )
-        append_trace(home_dir() / "traces.jsonl", {
+        self.audit.record_trace({
             "kind": kind, "trace_id": response["trace_id"], "assertion_id": response.get("assertion_id"),
             "stages": stages, "knobs": self.knobs, "corpus_fingerprint": self.corpus_fingerprint,
             "lexicon_fingerprint": self.lexicon_fingerprint, "gate": response.get("gate"),
@@ -225,6 +238,7 @@ class Engine:
         from clauseguard.determination import determine as run_determination
 
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
+        self._fresh()
         started = time.perf_counter()
         assist = self.models.start() if self.models is not None else None
         stages: dict[str, float] = {}
@@ -257,6 +271,7 @@ class Engine:
     def search(self, request: dict[str, Any] | SearchRequest) -> SearchResponse:
         """A question over the terms that govern a contract or a plan on a date (design: "search")."""
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
+        self._fresh()
         started = time.perf_counter()
         response = run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
         engine_s = time.perf_counter() - started
@@ -271,12 +286,12 @@ class Engine:
         from clauseguard.compare import compare as run_compare
 
         parsed = request if isinstance(request, CompareRequest) else parse_request(CompareRequest, request)
+        self._fresh()
         started = time.perf_counter()
         response = run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
         response.trace_id = self._ids("compare", parsed.model_dump(mode="json"))
         response.timings = Timings(engine_s=round(time.perf_counter() - started, 6))
         return response
-
 
     def evaluate_retrieval(self, request: dict[str, Any] | RetrievalEvalRequest) -> RetrievalEvalResponse:
         """Recall of gold clauses among what retrieval hands the reader (design: evaluate-retrieval)."""
@@ -295,7 +310,7 @@ class Engine:
             kind=stored.kind, version=stored.version, effective_start=stored.effective_start.isoformat(),
             effective_end=stored.effective_end.isoformat() if stored.effective_end else None,
             section=stored.section, article=stored.article, page=stored.page, page_label=stored.page_label,
-            text=stored.text,
+            page_end=stored.page_end, page_end_label=stored.page_end_label, text=stored.text,
         ).as_json()
 
     def versions(self, document_id: str) -> dict[str, Any]:
@@ -348,32 +363,9 @@ class Engine:
 
     def catalog(self) -> dict[str, Any]:
         """What a handler or an agent picks from: payers, plans, riders, contracts, documents and codes."""
-        corpus = self.corpus
-        attached: dict[str, list[str]] = {}
-        for plan in corpus.plans:
-            for rider in plan.riders:
-                attached.setdefault(rider, []).append(plan.id)
-        return Catalog(
-            description=_describe(self.opened, self.corpus_fingerprint), fingerprint=self.corpus_fingerprint,
-            payers=[CatalogPayer(id=p.id, name=p.name) for p in corpus.payers],
-            plans=[CatalogPlan(id=p.id, payer=p.payer, name=p.name, riders=list(p.riders)) for p in corpus.plans],
-            riders=[
-                CatalogRider(rider_id=d.id, payer=d.payer, title=d.title, attached_to=sorted(attached.get(d.id, [])),
-                             overrides=list(d.overrides), versions=[v.version for v in d.versions])
-                for d in corpus.documents if d.kind == "rider"
-            ],
-            contracts=[
-                CatalogContract(id=c.id, plan=c.plan, holder=c.holder, effective_date=c.effective_date.isoformat(),
-                                end_date=c.end_date.isoformat() if c.end_date else None, terms_anchor=c.terms_anchor)
-                for c in corpus.contracts
-            ],
-            documents=[
-                CatalogDocument(id=d.id, payer=d.payer, kind=d.kind, title=d.title, codes=list(d.codes),
-                                plans=list(d.plans), overrides=list(d.overrides), versions=[v.version for v in d.versions])
-                for d in corpus.documents
-            ],
-            codes=[CatalogCode(code=c.code, system=c.system, descriptor=c.descriptor) for c in corpus.codes],
-        ).as_json()
+        from clauseguard.catalog import catalog
+
+        return catalog(self.opened, self.corpus_fingerprint)
 
     def audit_record(self, assertion_id: str) -> dict[str, Any]:
         """What the audit log holds for an assertion (redacted request and response)."""
@@ -383,15 +375,6 @@ class Engine:
             corpus_fingerprint=record.corpus_fingerprint, recorded_at=record.recorded_at,
             request=record.request, response=record.response, settings=record.settings,
         ).as_json()
-
-
-def _describe(opened: Opened, fingerprint: str) -> str:
-    """Where the corpus comes from, in words and without file paths (it is shown to remote callers)."""
-    short = fingerprint.removeprefix("sha256:")[:12]
-    where = {"demo": "the bundled demo corpus", "demo-while-empty": "the bundled demo corpus (the store is empty)",
-             "path": "a corpus given with --corpus", "home": "the persistent store"}[opened.origin]
-    count = len(opened.corpus.documents)
-    return f"{where}: {count} document{'s' if count != 1 else ''}, fingerprint {short}"
 
 
 def lexicon_files_fingerprint() -> str:

@@ -358,7 +358,7 @@ Answer = DeterminationResponse | SearchResponse | CompareResponse
 class ClauseRecord(AnswerModel):
     """One clause read from the store by id, with its document and version."""
 
-    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"page_label"})
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"page_label", "page_end", "page_end_label"})
 
     clause_id: str
     document_id: str
@@ -371,6 +371,8 @@ class ClauseRecord(AnswerModel):
     article: str | None
     page: int | None
     page_label: str | None = None
+    page_end: int | None = None  # the last page, when the clause runs over a page break
+    page_end_label: str | None = None
     text: str
 
 

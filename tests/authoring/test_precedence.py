@@ -122,3 +122,30 @@ def test_read_by_names_the_compiler_or_the_corpus_s_own_criteria(corpus_file: Pa
         corpus_file.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     answer = engine(corpus_file).determine(REQUEST).as_json()
     assert citation(answer, "GM.v1.2")["read_by"] == {"source": source}
+
+
+def test_a_shared_home_store_with_revisions_is_not_re_read_on_every_request(
+    corpus_file: Path, isolated_home: Path,
+) -> None:
+    """The store records the corpus model's fingerprint; the answers carry one over the revision ids too.
+    Asking whether another instance appended compares the former, so revisions in use never look like an
+    append (which would rebuild the index before every answer)."""
+    from clauseguard.corpus.loader import load_path
+    from clauseguard.corpus.sources import STORE_FILE
+    from clauseguard.corpus.store import SqliteStore
+
+    with SqliteStore(isolated_home / STORE_FILE) as store:
+        store.add(load_path(corpus_file))
+    opened = open_corpus(None, None)
+    assert opened.origin == "home"
+    report = check_sheet(parse_sheet(sheet(cgm_entry())), opened.corpus)
+    with revision_log(opened.store) as log:
+        [added] = add_checked(report, log, author="ana", note="CGM criteria from the text")
+        assert added.revision_id is not None
+        log.approve(added.revision_id, "bo")
+    served = Engine(opened)
+    first = served.determine(REQUEST).as_json()
+    second = served.determine(REQUEST).as_json()
+    assert served.opened is opened  # never re-read: no one appended
+    assert first["assertion_id"] == second["assertion_id"] and first["gate"] == "DETERMINE"
+    assert served.corpus_fingerprint != served.model_fingerprint == opened.store.stored_fingerprint()

@@ -317,6 +317,21 @@ def revision_ids(revisions: Mapping[str, Revision]) -> dict[str, str]:
     return {cid: r.id for cid, r in sorted(revisions.items())}
 
 
+def stamped_fingerprint(corpus_fingerprint: str, revisions: Mapping[str, Revision]) -> str:
+    """The fingerprint answers carry: the corpus model's alone with no revision in use (every id stays as
+    it was), else a hash over it and the revision ids."""
+    if not revisions:
+        return corpus_fingerprint
+    from clauseguard.audit import digest
+
+    return "sha256:" + digest({"corpus": corpus_fingerprint, "criteria_revisions": revision_ids(revisions)}, 64)
+
+
+def revision_knobs(revisions: Mapping[str, Revision]) -> dict[str, Any]:
+    """What the revisions in use add to an answer's settings (nothing when none is)."""
+    return {"criteria_revisions": revision_ids(revisions)} if revisions else {}
+
+
 def fetch_revision(store: Any, rid: str) -> Revision | None:
     """A cold read of one revision by id from a store's own file (the verifier's and replay's read)."""
     path = store_path(store)

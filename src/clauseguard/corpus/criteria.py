@@ -29,7 +29,7 @@ Certainty = Literal["suspected", "high_probability", "stated", "confirmed"]
 TreatmentStatus = Literal["treated", "failed", "intolerant", "contraindicated"]
 TimeUnit = Literal["day", "week", "month", "year"]
 PeriodUnit = Literal[
-    "day", "week", "month", "year", "calendar_year", "contract_year", "policy_year", "benefit_year", "lifetime",
+    "hour", "day", "week", "month", "year", "calendar_year", "contract_year", "policy_year", "benefit_year", "lifetime",
     "session", "episode",
 ]
 """A counting window: a length of time, or an occasion ("per operative session", "per episode of care")."""

@@ -9,6 +9,7 @@ compiles anything itself: the caller hands it the compiler's result.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -288,6 +289,8 @@ def marks_of(criteria: Criteria) -> dict[str, Node]:
     for rule in criteria.rules:
         for part in (rule.population, rule.trigger, rule.when):
             walk(part)
+    for node in criteria.referenced:
+        walk(node)
     return found
 
 
@@ -315,6 +318,12 @@ def judge_tree(text: str, expected: Any, compiled: Criteria | None) -> Verdict:
             reasons.append(why)
         else:
             return Verdict("wrong", f"rule {spec.get('effect')}: " + (reasons[0] if reasons else "no rule to match"))
+    # "X is covered up to N per month": one author writes the limit alone, another the coverage and
+    # the limit; a compiled coverage of a limit's own service and population, with nothing else to
+    # check, states only what the limit implies (the service is covered within the bound).
+    limits = [compiled.rules[i] for i in used if compiled.rules[i].effect == "limit"]
+    used |= {i for i, r in enumerate(compiled.rules) if i not in used and r.effect == "covered" and r.when is None
+             and r.trigger is None and any(_same_service(r, lim) for lim in limits)}
     if len(used) != len(compiled.rules):
         extra = next(r for i, r in enumerate(compiled.rules) if i not in used)
         return Verdict("wrong", f"expected {len(rules)} rule(s), got {len(compiled.rules)}: an extra {extra.effect} rule")
@@ -322,6 +331,14 @@ def judge_tree(text: str, expected: Any, compiled: Criteria | None) -> Verdict:
     if want_amend != len(compiled.amendments):
         return Verdict("wrong", f"expected {want_amend} amendment(s), got {len(compiled.amendments)}")
     return Verdict("exact")
+
+
+def _same_service(a: Rule, b: Rule) -> bool:
+    def shape(node: Node | None) -> str:  # the node without the ids it was given
+        return re.sub(r"id='[^']*'", "", repr(node))
+
+    return (a.subject is not None and b.subject is not None and a.subject.concept == b.subject.concept
+            and shape(a.population) == shape(b.population))
 
 
 def atoms_quote_the_text(text: str, compiled: Criteria) -> bool:

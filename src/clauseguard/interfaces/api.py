@@ -28,6 +28,7 @@ from clauseguard.interfaces.http.auth import API_KEYS_ENV, api_keys_from_env, ke
 from clauseguard.interfaces.http.criteria import criteria_router
 from clauseguard.interfaces.http.lookups import lookups_router
 from clauseguard.interfaces.http.service import install_probes, service_router
+from clauseguard.interfaces.impact_api import impact_router
 from clauseguard.interfaces.worker import EngineFactory, EngineThread
 
 __all__ = ["API_KEYS_ENV", "DEFAULT_MAX_BODY_BYTES", "EngineThread", "api_keys_from_env", "app_from_environment",
@@ -80,6 +81,7 @@ def create_app(
     v1.include_router(service_router())
     v1.include_router(criteria_router(worker))
     app.include_router(v1)
+    app.include_router(impact_router(lambda: worker.built), dependencies=[Depends(key_guard(keys))])
     install_probes(app, worker)
 
     @app.get("/", include_in_schema=False)

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 
-from clauseguard.errors import ClauseguardError, CorpusError
+from clauseguard.errors import ClauseguardError, CorpusError, EnvironmentFailure
 from clauseguard.interfaces import (
+    batch_commands,
     criteria_commands,
     demo_commands,
     eval_commands,
@@ -58,6 +59,7 @@ class Options:
 
     corpus: str | None
     store: str | None
+    store_url: str | None = None
     _opened: Opened | None = None
     _engine: Engine | None = None
 
@@ -65,7 +67,7 @@ class Options:
         if self._opened is None:
             from clauseguard.corpus.sources import open_corpus
 
-            self._opened = open_corpus(self.corpus, self.store)
+            self._opened = open_corpus(self.corpus, self.store, self.store_url)
         return self._opened
 
     def engine(self, model: str | None = None, *, with_model: bool = False, deployed: bool = True) -> Engine:
@@ -101,8 +103,13 @@ def _global(
         str | None,
         typer.Option("--store", help="Path of the store file (default: $CLAUSEGUARD_HOME/store.sqlite)."),
     ] = None,
+    store_url: Annotated[
+        str | None,
+        typer.Option("--store-url", help="sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DB "
+                     "(default: CLAUSEGUARD_STORE_URL, else the SQLite store file)."),
+    ] = None,
 ) -> None:
-    ctx.obj = Options(corpus=corpus, store=store)
+    ctx.obj = Options(corpus=corpus, store=store, store_url=store_url)
 
 
 def _options(ctx: typer.Context) -> Options:
@@ -317,8 +324,14 @@ def replay_command(
             out.print(f"  differs: {key}")
         for clause_id in result["tampered_clauses"]:
             out.print(f"  clause text changed in the store: {clause_id}")
+        for key in result.get("tampered_versions", []):
+            out.print(f"  version changed behind the store's back (seal or end date): {key}")
+        for closed in result.get("closed_since", []):
+            out.print(f"  closed since, by its recorded timeline event: {closed['version']} on {closed['effective_end']}")
         for revision_id in result.get("tampered_revisions", []):
             out.print(f"  criteria revision changed in the store: {revision_id}")
+        for revision_id in result.get("missing_revisions", []):
+            out.print(f"  criteria revision no longer in the store: {revision_id}")
     if not result["match"]:
         raise typer.Exit(1)
 
@@ -333,6 +346,7 @@ serve_commands.register(app)
 record_commands.register(app)
 demo_commands.register(app, model_app)
 criteria_commands.register(app)
+batch_commands.register(app)
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -357,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write("error: the corpus has problems:\n")
             sys.stderr.writelines(f"  {p}\n" for p in exc.problems)
         return 2
+    except EnvironmentFailure as exc:  # the machine failed, not the input: exit 3
+        sys.stderr.write(f"error: {exc}\n")
+        return 3
     except ClauseguardError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2

@@ -67,7 +67,7 @@ MET: Final = "met"
 NOT_MET: Final = "not_met"
 UNKNOWN: Final = "unknown"
 _DAYS: Final[dict[str, float]] = {
-    "day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25,
+    "hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25,
     "calendar_year": 365.25, "contract_year": 365.25, "policy_year": 365.25, "benefit_year": 365.25,
     "lifetime": math.inf,
     # occasions, not lengths of time: never compared with a window of days

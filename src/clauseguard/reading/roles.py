@@ -37,6 +37,8 @@ class _Cue:
     role: str
     regex: re.Pattern[str]
     start: bool
+    governs: bool  # a heading ("Policy History.", "Q: ..."): the clause's other sentences are its body
+    not_persons: bool  # "X is a Y" defines X, unless X is the person a criterion is about
 
 
 @lru_cache(maxsize=1)
@@ -46,19 +48,41 @@ def _cues() -> tuple[_Cue, ...]:
     out = []
     for role in NON_DECIDING:
         for entry in data.get(role, ()):
-            out.append(_Cue(role, re.compile(_compile(str(entry["pattern"]))), bool(entry.get("start", False))))
-    return tuple(out)
+            out.append(_Cue(role, re.compile(_compile(str(entry["pattern"]))), bool(entry.get("start", False)),
+                            bool(entry.get("governs", False)), bool(entry.get("not_persons", False))))
+    return tuple(sorted(out, key=lambda c: not c.governs))  # a heading's cue first: it names the clause
 
 
-def sentence_role(text: str) -> str | None:
-    """The non-deciding role a sentence's own words give it, or None (it may decide)."""
+@lru_cache(maxsize=1)
+def _persons() -> re.Pattern[str]:
+    raw = (resources.files("clauseguard") / "data" / "grammar" / "atoms.yaml").read_text(encoding="utf-8")
+    words = yaml.safe_load(raw)["persons"]
+    return re.compile("|".join(_compile(str(w)) for w in words))
+
+
+def _cue_of(text: str) -> _Cue | None:
     low = fold(text).strip()
     low = re.sub(r"^(?:[a-z0-9]{1,4}[.)]\s+|\(\s*[a-z0-9]{1,4}\s*\)\s+)", "", low)
     for cue in _cues():
         m = cue.regex.search(low)
-        if m is not None and (not cue.start or m.start() == 0):
-            return cue.role
+        if m is None or (cue.start and m.start() != 0):
+            continue
+        if cue.not_persons and _persons().match(low):
+            continue
+        return cue
     return None
+
+
+def sentence_role(text: str) -> str | None:
+    """The non-deciding role a sentence's own words give it, or None (it may decide)."""
+    cue = _cue_of(text)
+    return cue.role if cue is not None else None
+
+
+def heading_role(text: str) -> str | None:
+    """The role a heading sentence gives the clause it opens ("Policy History.", "Q: ..."), or None."""
+    cue = _cue_of(text)
+    return cue.role if cue is not None and cue.governs else None
 
 
 def role_of_rules(criteria: Criteria) -> Role:
@@ -71,14 +95,18 @@ def role_of_rules(criteria: Criteria) -> Role:
     return "criteria"
 
 
-def clause_role(kind: str | None, criteria: Criteria | None, sentence_roles: list[str | None]) -> Role:
+def clause_role(kind: str | None, criteria: Criteria | None, sentence_roles: list[str | None],
+                heading: str | None = None) -> Role:
     """The clause's role: its corpus kind when given; else deciding when it states any rule or holds a
-    sentence no cue explains; else the role most of its sentences name."""
+    sentence no cue explains (unless a heading opening it names the clause's role); else the role
+    most of its sentences name."""
     fixed = ROLE_OF_KIND.get(kind or "other")
     if fixed is not None:
         return fixed
     if criteria is not None and not criteria.empty:
         return role_of_rules(criteria)
+    if heading is not None and criteria is not None:
+        return heading  # type: ignore[return-value]
     named = [r for r in sentence_roles if r is not None]
     if not named or len(named) < len(sentence_roles):
         return "criteria"

@@ -111,7 +111,7 @@ def answers_router(worker: EngineThread) -> APIRouter:
         parsed, old = await read(request, DecisionRequest)
 
         def record(engine: Engine) -> FinalDecision:
-            with DecisionLog(engine.audit.path) as log:
+            with DecisionLog(engine.audit_file) as log:
                 return log.record(parsed.assertion_id, parsed.final_outcome, parsed.decided_by, parsed.reason)
 
         return await answer(record, old, status=201)

@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from clauseguard.errors import ClauseguardError, NotFoundError, RequestError
+from clauseguard.errors import ClauseguardError, EnvironmentFailure, NotFoundError, RequestError
 
 log = logging.getLogger("clauseguard.api")
 
@@ -80,6 +80,12 @@ def install(app: FastAPI, max_body_bytes: int) -> None:
     @app.exception_handler(NotFoundError)
     async def _not_found(_: Request, exc: NotFoundError) -> JSONResponse:
         return JSONResponse({"detail": without_paths(str(exc))}, status_code=404)
+
+    @app.exception_handler(EnvironmentFailure)
+    async def _environment(_: Request, exc: EnvironmentFailure) -> JSONResponse:
+        # the audit log or the store cannot be written or reached: no answer without its audit row
+        log.error("clauseguard environment failure: %s", exc)
+        return JSONResponse({"detail": without_paths(str(exc))}, status_code=503, headers={"Retry-After": "30"})
 
     @app.exception_handler(ClauseguardError)
     async def _server_side(_: Request, exc: ClauseguardError) -> JSONResponse:

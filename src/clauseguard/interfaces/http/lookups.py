@@ -113,7 +113,7 @@ def lookups_router(worker: EngineThread) -> APIRouter:
         """The latest audit rows, newest first, each with the latest final decision recorded against it."""
         from clauseguard.recorded import audit_entries
 
-        return await answer(lambda e: audit_entries(e.audit.path.parent, limit=limit, kind=kind))
+        return await answer(lambda e: audit_entries(e.audit_file.parent, limit=limit, kind=kind))
 
     @router.get("/traces/{trace_id}", response_model=TraceView, summary="What was traced for an answer")
     async def traces(trace_id: Annotated[str, _path("trace_id", "A trace id (tr-...) or an assertion id")]) -> JSONResponse:
@@ -121,7 +121,7 @@ def lookups_router(worker: EngineThread) -> APIRouter:
         from clauseguard.recorded import trace
 
         ident = _text("trace_id", trace_id)
-        return await answer(lambda e: trace(e.audit.path.parent, ident))
+        return await answer(lambda e: trace(e.audit_file.parent, ident))
 
     @router.get("/report", response_model=DecisionReport, summary="How often people agree with the engine")
     async def report() -> JSONResponse:
@@ -129,7 +129,7 @@ def lookups_router(worker: EngineThread) -> APIRouter:
         from clauseguard.decisions import DecisionLog
 
         def build(engine: Engine) -> DecisionReport:
-            with DecisionLog(engine.audit.path) as log:
+            with DecisionLog(engine.audit_file) as log:
                 return log.report()
 
         return await answer(build)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from clauseguard.corpus.criteria import Criteria, criteria_from_json
+from clauseguard.corpus.criteria import Criteria, Span, criteria_from_json
 from clauseguard.reading.grammar.lower import ClauseCompiler
 from clauseguard.reading.grammar.result import Refusal, Unread
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
@@ -43,11 +43,19 @@ def read_clause(text: str, kind: str | None = None, lexicon: Lexicon | None = No
     compiler = ClauseCompiler(text, lexicon or default_lexicon())
     result = compiler.run()
     criteria = result if isinstance(result, Criteria) else None
-    role = clause_role(kind, criteria, compiler.sentence_roles)
+    role = clause_role(kind, criteria, compiler.sentence_roles, compiler.heading)
     if isinstance(result, Refusal) and not result.unread:  # pragma: no cover - a refusal names what it could not read
         result = Criteria()
     if role not in DECIDING:
         return Read(role, Criteria(notes=criteria.notes if criteria is not None else ()))
+    if criteria is not None and not (criteria.rules or criteria.amendments or criteria.designations or criteria.referenced):
+        # a deciding clause of which nothing was placed: its sentences would otherwise decide nothing, silently
+        spans = [n.span for n in criteria.notes if not (n.kind == "heading" and n.span.text.rstrip().endswith(":"))]
+        if criteria.notes and not spans:
+            return Read(role, result)  # a heading whose list is elsewhere ("HCPCS codes covered if ... are met:")
+        spans = spans or [Span(0, len(text), text)]
+        return Read(role, Refusal(tuple(Unread(sp, "a deciding sentence with no coverage statement the reader can place")
+                                        for sp in spans)))
     return Read(role, result)
 
 

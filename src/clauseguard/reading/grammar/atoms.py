@@ -22,6 +22,7 @@ from clauseguard.corpus.criteria import (
     Age,
     AllOf,
     Amount,
+    AnyOf,
     Atom,
     Condition,
     Count,
@@ -46,7 +47,8 @@ from clauseguard.text import fold
 MAX_CONCEPT_WORDS: Final = 14  # a longer stretch is not a name of something a fact can state
 MAX_STATEMENT_WORDS: Final = 45  # what a clinician must state or a record document, in its own words
 _ARTICLES: Final = re.compile(r"^(?:the|a|an|any|his|her|their|its)\s+", re.IGNORECASE)
-_CODE: Final = re.compile(r"(?<![\w.])([A-Z]\d{4}|\d{4}[A-Z0-9]|[A-Z]\d{2}(?:\.[A-Z0-9]{1,4})?)(?![\w])")
+_CODE: Final = re.compile(r"(?<![\w.-])([A-Z]\d{4}|\d{4}[A-Z0-9]|[A-Z]\d{2}(?:\.[A-Z0-9]{1,4})?)(?![\w])")
+_AFTER_COURSE: Final = re.compile(r"\b(?:after|despite|following)\s*$", re.IGNORECASE)
 _EG: Final = re.compile(r"\(\s*(?:e\.g\.|eg\.|e\.g|for example|such as|including)[,:]?\s*(?P<list>[^()]*)\)", re.IGNORECASE)
 
 
@@ -121,6 +123,7 @@ class Reader:
 
     def _person_end(self, a: int, b: int) -> int:
         """Past a leading "The patient" / "The beneficiary's treating practitioner" when present."""
+        a = _skip_space(self.folded, a)
         m = _rx(_section("persons")).match(self.folded, a)
         return m.end() if m is not None and m.end() <= b else a
 
@@ -157,7 +160,7 @@ class Reader:
 
     def event(self, a: int, b: int) -> Node | None:
         window = self._find(_section("event", "window_before"), a, b)
-        setting = _rx(_section("settings")).match(self.folded, a)
+        setting = _rx(_section("settings")).match(self.folded, a) or _rx(_section("settings")).search(self.folded, a, b)
         if window is None and setting is None:
             return None
         happened = self._find(_section("event", "happened"), a, b)
@@ -176,13 +179,28 @@ class Reader:
         return Event(self.fresh(), self.span(a, b), item=item, within=within)
 
     def statement_of(self, a: int, b: int) -> str | None:
-        """What a clinician's statement must say: its own words, however long (it is matched against
-        what the record documents, never guessed)."""
+        """What a record must document, named by the core of its words: "the beneficiary has sufficient
+        training using the particular device prescribed ..." is documentation of training (the whole
+        stretch stays the atom's span, so the citation quotes it)."""
         raw = " ".join(re.sub(r"\([^()]*\)", " ", self.text[a:b]).split()).strip(" ,;:.")
         raw = re.sub(r"^(?:that\s+)", "", raw)
         if not raw or len(raw.split()) > MAX_STATEMENT_WORDS or re.search(r"\bjudg[e]?ment\b", fold(raw)):
             return None
-        return fold(raw)
+        return self.core(raw)
+
+    def core(self, raw: str) -> str:
+        low = fold(raw)
+        cut = _rx(_section("qualifiers_after")).search(low)
+        if cut is not None and cut.start() > 3:
+            low = low[:cut.start()].strip(" ,")
+        person = _rx(_section("persons")).match(low)
+        if person is not None:
+            low = low[person.end():].strip()
+        low = re.sub(r"^(?:has|have|had|is|are|was|were|receives?|received|completed|undergone)\s+", "", low)
+        low = _ARTICLES.sub("", low)
+        for word in _section("grading"):
+            low = re.sub(rf"^{re.escape(word)}\s+", "", low)
+        return low.strip() or fold(raw)
 
     def documentation(self, a: int, b: int) -> Node | None:
         start = _skip_space(self.folded, self._person_end(a, b))
@@ -214,11 +232,40 @@ class Reader:
             m = _rx(_section("treatment", f"passive_{status}")).search(self.folded, a, b)
             if m is None or m.start() - a < 3:
                 continue
+            if self._person_end(a, m.start()) != a:
+                continue
+            timed = self._timed_therapy(a, m.start(), status)
+            if timed is not None:
+                return timed
             name = self.name(a, m.start(), None)
-            if name is None or self._person_end(a, m.start()) != a:
+            if name is None or values(self.text[a:m.start()]):
                 continue
             return Treatment(self.fresh(), self.span(a, b), therapy=name, statuses=(status,))  # type: ignore[arg-type]
         return None
+
+    def _timed_therapy(self, a: int, b: int, status: str) -> Node | None:
+        """"At least six months of conservative therapy, including systemic opioids, have failed":
+        a course of a therapy for a time, and what it included, failed."""
+        vals = values(self.text[a:b])
+        if len(vals) != 1 or vals[0].unit not in ("day", "week", "month", "year") or vals[0].start > 3 or status != "failed":
+            return None
+        v = vals[0]
+        rest = re.sub(r"^\s*(?:of|with)\s+", "", self.text[a + v.end:b])
+        rest_a = b - len(rest)
+        including = re.search(r",?\s*(?:including|such as|e\.g\.,?)\s+", rest)
+        name = self.name(rest_a, rest_a + (including.start() if including else len(rest.rstrip(" ,"))), None)
+        if name is None:
+            return None
+        course = Duration(self.fresh(), self.span(a, b), therapy=name, comparator=v.comparator,  # type: ignore[arg-type]
+                          value=v.value, unit=v.unit, outcome="inadequate response")  # type: ignore[arg-type]
+        if including is None:
+            return course
+        listed = rest[including.end():].rstrip(" ,")
+        examples = self.name(rest_a + including.end(), rest_a + including.end() + len(listed), None)
+        if examples is None:
+            return None
+        return AllOf((course, Treatment(self.fresh(), self.span(rest_a + including.end(), rest_a + including.end() + len(listed)),
+                                        therapy=examples, statuses=("failed",))))
 
     def therapy(self, a: int, b: int) -> Node | None:
         start = self._person_end(a, b)
@@ -299,12 +346,21 @@ class Reader:
         quantity = self._quantity(a, b, v)
         if quantity is None:
             return None
+        alternatives = [q.strip() for q in re.split(r"\s+or\s+", quantity) if q.strip()]
+        if len(alternatives) == 2 and v.per is None and v.unit not in ("day", "week", "month", "year"):
+            # "the AHI or RDI is 15 or more": either measure meets the threshold
+            return AnyOf(tuple(Measure(self.fresh(), self.span(a, b), quantity=q, comparator=v.comparator,  # type: ignore[arg-type]
+                                       value=v.value, unit=v.unit, per=v.per) for q in alternatives))
         if v.per is not None and v.unit in ("", "units"):
             return Count(self.fresh(), self.span(a, b), item=quantity, comparator=v.comparator,  # type: ignore[arg-type]
                          value=v.value, per=v.per)
         if v.unit in ("day", "week", "month", "year"):
+            if _AFTER_COURSE.search(self.text[a:a + v.start]):
+                return None  # "symptoms persist after 8 weeks of therapy": the course is not what persists
             return Duration(self.fresh(), self.span(a, b), therapy=quantity, comparator=v.comparator,  # type: ignore[arg-type]
                             value=v.value, unit=v.unit)  # type: ignore[arg-type]
+        if not v.unit and not self.text[a:a + v.start].strip() and self.lex.quantity_named(quantity) is None:
+            return None  # "at least one bladder medication": a count of things, not a measured quantity
         return Measure(self.fresh(), self.span(a, b), quantity=quantity, comparator=v.comparator,  # type: ignore[arg-type]
                        value=v.value, unit=v.unit, per=v.per)
 
@@ -331,6 +387,8 @@ class Reader:
         return None
 
     def condition(self, a: int, b: int, require_lead: bool = False) -> Node | None:
+        if any(v.explicit for v in values(self.text[a:b])):
+            return None  # "a score of 20 or higher", "after at least 8 weeks of therapy": a bound is no part of a name
         start = _skip_space(self.folded, self._person_end(a, b))
         low = self.folded
         led = False

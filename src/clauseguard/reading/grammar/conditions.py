@@ -17,6 +17,7 @@ from clauseguard.corpus.criteria import AllOf, AnyOf, AtLeast, Node, Not, Ref, S
 from clauseguard.reading.grammar.atoms import Reader
 from clauseguard.reading.grammar.result import Unread
 from clauseguard.reading.grammar.statement import Tok
+from clauseguard.reading.grammar.values import values
 from clauseguard.text import fold
 
 _LABEL_LIST: Final = re.compile(r"\d{1,2}|(?<![a-z])[a-z](?![a-z])|[ivx]{1,5}", re.IGNORECASE)
@@ -29,6 +30,7 @@ _CLAUSE_JOIN: Final = re.compile(
     r"treating|practitioner|physician|provider|clinician|has|have|is|are|was|were|had|does|did|meets|uses|"
     r"performs|requires|needs|cannot|can|will|must|shows|demonstrates|presents|no\s|not\s|there)\b)"
 )
+_VALUE_JOIN: Final = re.compile(r"(?:,\s*(?P<j>with|and)\s+|\s+(?P<j2>and)\s+(?=(?:a|an|the|at least|no)\b))")
 _COMMA_OR: Final = re.compile(r",\s*(?P<j>or|and|and/or)\s+")
 _NEGATION: Final = re.compile(
     r"(?:(?:the\s+)?(?:beneficiary|member|patient|insured person|individual)\s+)?"
@@ -162,6 +164,10 @@ class ConditionReader:
             alts = self._split(_COMMA_OR, a, b)
             if alts is not None:
                 return self._combine(alts)
+            both = self._split(_VALUE_JOIN, a, b)
+            if both is not None and len(values(self.text[a:b])) >= 2:
+                # "the AHI is 15 or more events per hour, with a minimum of 30 events": two numbers, two criteria
+                return self._combine([(s, e, "and") for s, e, _ in both])
             return Reading(None, [got])
         return Reading(got, [])
 
@@ -175,7 +181,7 @@ class ConditionReader:
         start, joiner = a, ""
         for m in cuts:
             pieces.append((start, m.start(), joiner))
-            start, joiner = m.end(), m.group("j").lower()
+            start, joiner = m.end(), (m.groupdict().get("j") or m.groupdict().get("j2") or "and").lower()
         pieces.append((start, b, joiner))
         return pieces
 
@@ -205,8 +211,8 @@ class ConditionReader:
     def _inline_list(self, a: int, b: int) -> Reading | None:
         """"(1) A; (2) B; and (3) C" inside one sentence: marked items and their joiners."""
         marks = [m for m in _INLINE_ITEM.finditer(self.text, a, b) if self._depth(a, m.start()) == 0]
-        if len(marks) < 2:
-            return None
+        if len(marks) < 2 or not _consecutive([m.group("m").lower() for m in marks]):
+            return None  # "at least seven (7) days ... fourteen (14) days": numbers restated, not items
         items: list[Node] = []
         unread: list[Unread] = []
         joiners: set[str] = set()
@@ -225,6 +231,23 @@ class ConditionReader:
         if joiners == {"or"}:
             return Reading(AnyOf(tuple(items)), [])
         return Reading(AllOf(tuple(items)), [])
+
+
+_ROMAN: Final = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
+
+
+def _consecutive(labels: Sequence[str]) -> bool:
+    """Labels that count one by one: 1 2 3, a b c, i ii iii (roman when the first is "i" and all are)."""
+    ranks: list[int]
+    if all(x.isdigit() for x in labels):
+        ranks = [int(x) for x in labels]
+    elif labels[0] == "i" and all(x in _ROMAN for x in labels):
+        ranks = [_ROMAN.index(x) for x in labels]
+    elif all(len(x) == 1 and x.isalpha() for x in labels):
+        ranks = [ord(x) for x in labels]
+    else:
+        return False
+    return all(b == a + 1 for a, b in zip(ranks, ranks[1:], strict=False))
 
 
 def _marked(node: Node, mark: str) -> Node:
