@@ -109,28 +109,30 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
     finally:
         log.close()
     opened = open_snapshot(corpus, f"corpus of assertion {assertion_id}")
-    # the criteria revisions the answer was made with, checked and pinned (none recorded: none used)
-    pinned = pin(recorded_revisions(record.settings), record.store_path, opened.store)
-    engine = Engine(opened, log=False, policy=recorded_policy(record.settings), authored=pinned.revisions)
-    again: Answer
-    if record.kind == "determination":
-        again = engine.determine(record.request)
-    elif record.kind == "search":
-        again = engine.search(record.request)
-    else:  # pragma: no cover - only these two kinds are logged
-        raise ValueError(f"cannot replay a {record.kind}")
-    recomputed = {k: v for k, v in again.as_json().items() if k not in VOLATILE}
-    recorded = {k: v for k, v in record.response.items() if k not in VOLATILE}
-    differences = sorted(k for k in set(recomputed) | set(recorded) if recomputed.get(k) != recorded.get(k))
-
-    checks: dict[str, list[Any]] = {"tampered_clauses": [], "tampered_versions": [], "closed_since": []}
     store = _open_live_store(record.store_path)
-    if store is not None:
-        try:
-            checks = store_checks(record, corpus, store)
-        except ClauseguardError:
-            checks["tampered_versions"] = sorted(record.version_seals)  # a store that no longer reads is no match
-        finally:
+    try:
+        # the criteria revisions the answer was made with, checked and pinned (none recorded: none used)
+        pinned = pin(recorded_revisions(record.settings), store, opened.store)
+        engine = Engine(opened, log=False, policy=recorded_policy(record.settings), authored=pinned.revisions)
+        again: Answer
+        if record.kind == "determination":
+            again = engine.determine(record.request)
+        elif record.kind == "search":
+            again = engine.search(record.request)
+        else:  # pragma: no cover - only these two kinds are logged
+            raise ValueError(f"cannot replay a {record.kind}")
+        recomputed = {k: v for k, v in again.as_json().items() if k not in VOLATILE}
+        recorded = {k: v for k, v in record.response.items() if k not in VOLATILE}
+        differences = sorted(k for k in set(recomputed) | set(recorded) if recomputed.get(k) != recorded.get(k))
+
+        checks: dict[str, list[Any]] = {"tampered_clauses": [], "tampered_versions": [], "closed_since": []}
+        if store is not None:
+            try:
+                checks = store_checks(record, corpus, store)
+            except ClauseguardError:
+                checks["tampered_versions"] = sorted(record.version_seals)  # a store that no longer reads: no match
+    finally:
+        if store is not None:
             store.close()
     return {
         "assertion_id": assertion_id,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from clauseguard.authoring.check import check_sheet
-from clauseguard.authoring.revisions import RevisionLog, revision_log
+from clauseguard.authoring.revisions import RevisionLog, revision_log, store_path
 from clauseguard.authoring.sheet import parse_sheet
 from clauseguard.authoring.submit import add_checked
 from clauseguard.corpus.sources import Opened, open_corpus
@@ -72,13 +73,13 @@ def test_a_revision_written_twice_is_recorded_once(opened: Opened) -> None:
         assert log.count() == 1
         revision = log.get(first)
         assert revision is not None
-        # the same revision id cannot be inserted a second time, whatever writes it
-        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
-            log._conn.execute(
-                "INSERT INTO criteria_revisions (id, clause_id, clause_sha256, role, criteria, author, note, created_at, "
-                "content_hash) VALUES (?, ?, ?, ?, '{}', ?, ?, ?, ?)",
-                (revision.id, revision.clause_id, revision.clause_sha256, revision.role, revision.author,
-                 revision.note, revision.created_at, revision.content_hash))
+    # the same revision id cannot be inserted a second time, whatever writes it
+    with closing(sqlite3.connect(str(store_path(opened.store)))) as conn, pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+        conn.execute(
+            "INSERT INTO criteria_revisions (id, clause_id, clause_sha256, role, criteria, author, note, created_at, "
+            "content_hash) VALUES (?, ?, ?, ?, '{}', ?, ?, ?, ?)",
+            (revision.id, revision.clause_id, revision.clause_sha256, revision.role, revision.author,
+             revision.note, revision.created_at, revision.content_hash))
 
 
 def test_revision_rows_are_never_updated_or_deleted(opened: Opened) -> None:

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from clauseguard.authoring.revisions import Revision, RevisionLog, store_path
+from clauseguard.authoring.revisions import Revision, RevisionLog, open_log, store_path
 
 
 @dataclass
@@ -33,18 +32,19 @@ def recorded_revisions(settings: Mapping[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in sorted(found.items())} if isinstance(found, Mapping) else {}
 
 
-def pin(recorded: Mapping[str, str], answer_store: str | None, replay_store: Any) -> Pinned:
-    """Fetch the recorded revisions from `answer_store` and copy the intact ones into `replay_store`."""
+def pin(recorded: Mapping[str, str], answer_store: Any, replay_store: Any) -> Pinned:
+    """Fetch the recorded revisions from `answer_store` (the store the answer came from, opened again;
+    None when it can no longer be) and copy the intact ones into `replay_store`."""
     pinned = Pinned()
     if not recorded:
         return pinned
-    source = Path(answer_store) if answer_store and Path(answer_store).exists() else None
-    if source is None:
+    log = open_log(answer_store) if answer_store is not None else None
+    if log is None:
         pinned.missing = sorted(recorded.values())
         return pinned
-    with RevisionLog(source) as log:
+    with log:
         fetched = {cid: log.get(rid) for cid, rid in recorded.items()}
-    target = store_path(replay_store)
+    source, target = store_path(answer_store), store_path(replay_store)
     for clause_id, rid in sorted(recorded.items()):
         revision = fetched[clause_id]
         if revision is None:
@@ -53,7 +53,7 @@ def pin(recorded: Mapping[str, str], answer_store: str | None, replay_store: Any
         if revision.problems() or revision.clause_id != clause_id:
             pinned.tampered.append(rid)  # never used: the clause is replayed as if it had no revision
             continue
-        if target is not None and target.resolve() != source.resolve():
+        if target is not None and (source is None or target.resolve() != source.resolve()):
             with RevisionLog(target) as into:
                 into.import_revision(revision)
         pinned.revisions[clause_id] = revision

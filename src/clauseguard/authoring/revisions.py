@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from clauseguard.authoring.revision_db import Clock, RevisionDb, SqliteRevisions, revisions_db, store_file
 from clauseguard.corpus.criteria import Criteria, Note, Span, criteria_from_json
-from clauseguard.corpus.migrations import migrate
 from clauseguard.errors import CorpusError, NotFoundError, Problem, RequestError
 
-Clock = Callable[[], datetime]
 DECIDING_ROLES: Final = frozenset({"criteria", "limitation", "exclusion"})
 ROLES: Final[tuple[str, ...]] = ("criteria", "limitation", "exclusion", "administrative", "definition",
                                  "framing", "reference")
@@ -138,18 +136,13 @@ _COLUMNS: Final = "seq, id, clause_id, clause_sha256, role, criteria, author, no
 
 
 class RevisionLog:
-    """The criteria revisions of one SQLite corpus store (its `criteria_revisions` and
-    `criteria_approvals` tables), on a connection of its own."""
+    """The criteria revisions of one store (its `criteria_revisions` and `criteria_approvals` tables), on a
+    connection of its own: a SQLite store file (a path) or any `RevisionDb` (a PostgreSQL store's)."""
 
-    def __init__(self, path: Path | str, clock: Clock | None = None) -> None:
-        self.path = Path(path)
+    def __init__(self, where: Path | str | RevisionDb, clock: Clock | None = None) -> None:
         self._clock = clock or (lambda: datetime.now(UTC))
-        try:
-            self._conn = sqlite3.connect(str(path), isolation_level=None, timeout=30.0)
-            self._conn.execute("PRAGMA foreign_keys = ON")
-            migrate(self._conn, self._clock)
-        except sqlite3.Error as exc:
-            raise CorpusError([Problem(str(path), "", f"cannot open the criteria revisions of this store: {exc}")]) from exc
+        self._db: RevisionDb = SqliteRevisions(where, self._clock) if isinstance(where, (Path, str)) else where
+        self.location = self._db.location
 
     def __enter__(self) -> RevisionLog:
         return self
@@ -158,20 +151,15 @@ class RevisionLog:
         self.close()
 
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()
 
     # -- writing ------------------------------------------------------------------------------
 
     @contextmanager
     def atomic(self) -> Iterator[RevisionLog]:
         """Everything written inside is written together, or nothing is."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._db.transaction():
             yield self
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
 
     def add(self, clause_id: str, clause_text: str, role: str, criteria: Mapping[str, Any], author: str,
             note: str) -> tuple[Revision, bool]:
@@ -190,17 +178,17 @@ class RevisionLog:
                         self._clock().isoformat(timespec="seconds"), "")
         made = replace(made, content_hash=row_hash(made))
         try:
-            cursor = self._conn.execute(
+            [(seq,)] = self._db.rows(
                 "INSERT INTO criteria_revisions (id, clause_id, clause_sha256, role, criteria, author, note, "
-                "created_at, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
                 (made.id, made.clause_id, made.clause_sha256, made.role, canonical(made.criteria), made.author,
                  made.note, made.created_at, made.content_hash),
             )
-        except sqlite3.IntegrityError as exc:
-            if "FOREIGN KEY" in str(exc):
+        except Exception as exc:
+            if self._db.missing_reference(exc):
                 raise NotFoundError("clause", clause_id, "a revision is written for a clause of this store") from exc
             raise
-        return replace(made, seq=int(cursor.lastrowid or 0)), True
+        return replace(made, seq=int(seq)), True
 
     def approve(self, rid: str, by: str) -> Revision:
         """Record `by`'s approval of a revision: never its author's own (four eyes), once per person."""
@@ -215,8 +203,8 @@ class RevisionLog:
         problems = found.problems()
         if problems:
             raise RequestError("revision", "; ".join(problems) + ": a tampered revision is never approved")
-        self._conn.execute("INSERT INTO criteria_approvals (revision_id, approved_by, approved_at) VALUES (?, ?, ?)",
-                           (rid, by, self._clock().isoformat(timespec="seconds")))
+        self._db.run("INSERT INTO criteria_approvals (revision_id, approved_by, approved_at) VALUES (?, ?, ?)",
+                     (rid, by, self._clock().isoformat(timespec="seconds")))
         again = self.get(rid)
         assert again is not None
         return again
@@ -224,31 +212,26 @@ class RevisionLog:
     def import_revision(self, revision: Revision) -> None:
         """Copy a recorded revision and its approvals into this store as they are (ids and times kept):
         how a replay's snapshot store gets the revisions the answer was made with."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            self._conn.execute(
-                f"INSERT OR IGNORE INTO criteria_revisions ({_COLUMNS.removeprefix('seq, ')}) "  # noqa: S608 - fixed
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        with self._db.transaction():
+            self._db.run(
+                f"INSERT INTO criteria_revisions ({_COLUMNS.removeprefix('seq, ')}) "  # noqa: S608 - fixed
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (revision.id, revision.clause_id, revision.clause_sha256, revision.role, canonical(revision.criteria),
                  revision.author, revision.note, revision.created_at, revision.content_hash),
             )
             for a in revision.approvals:
-                self._conn.execute("INSERT OR IGNORE INTO criteria_approvals (revision_id, approved_by, approved_at) "
-                                   "VALUES (?, ?, ?)", (revision.id, a.by, a.at))
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+                self._db.run("INSERT INTO criteria_approvals (revision_id, approved_by, approved_at) "
+                             "VALUES (?, ?, ?) ON CONFLICT DO NOTHING", (revision.id, a.by, a.at))
 
     # -- reading ------------------------------------------------------------------------------
 
     def _rows(self, where: str, args: tuple[Any, ...]) -> list[Revision]:
-        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM criteria_revisions {where} ORDER BY seq", args).fetchall()  # noqa: S608
+        rows = self._db.rows(f"SELECT {_COLUMNS} FROM criteria_revisions {where} ORDER BY seq", args)  # noqa: S608
         approvals: dict[str, list[Approval]] = {}
         ids = [r[1] for r in rows]
         if ids:
             marks = ",".join("?" for _ in ids)
-            for rid, by, at in self._conn.execute(
+            for rid, by, at in self._db.rows(
                 f"SELECT revision_id, approved_by, approved_at FROM criteria_approvals WHERE revision_id IN ({marks}) "  # noqa: S608
                 "ORDER BY seq", ids,
             ):
@@ -282,33 +265,36 @@ class RevisionLog:
         return [r.id for r in self._rows("WHERE id NOT IN (SELECT revision_id FROM criteria_approvals)", ())]
 
     def count(self) -> int:
-        return int(self._conn.execute("SELECT COUNT(*) FROM criteria_revisions").fetchone()[0])
+        return int(self._db.rows("SELECT COUNT(*) FROM criteria_revisions")[0][0])
 
 
 def store_path(store: Any) -> Path | None:
     """The file of a SQLite store (None for an in-memory store or another backend)."""
-    path = getattr(store, "path", None)
-    if path is None or str(path) == ":memory:" or not Path(path).exists():
-        return None
-    return Path(path)
+    return store_file(store)
+
+
+def open_log(store: Any, clock: Clock | None = None) -> RevisionLog | None:
+    """The revision log of a store's own tables (SQLite file or PostgreSQL), None for one in memory."""
+    db = revisions_db(store, clock)
+    return RevisionLog(db, clock) if db is not None else None
 
 
 def revision_log(store: Any, clock: Clock | None = None) -> RevisionLog:
     """The revision log of a store that can hold revisions, or an error saying which stores can."""
-    path = store_path(store)
-    if path is None:
-        raise CorpusError([Problem(str(getattr(store, "path", store)), "",
-                                   "criteria revisions live in a store file; give --store FILE, or use the "
-                                   "persistent store or a --corpus PATH store")])
-    return RevisionLog(path, clock)
+    log = open_log(store, clock)
+    if log is None:
+        raise CorpusError([Problem(str(getattr(store, "location", store)), "",
+                                   "criteria revisions live in a store file or a PostgreSQL store; give --store FILE "
+                                   "or --store-url, or use the persistent store or a --corpus PATH store")])
+    return log
 
 
 def active_revisions(store: Any) -> dict[str, Revision]:
     """The revisions a store's answers use (none for a store that cannot hold them)."""
-    path = store_path(store)
-    if path is None:
+    log = open_log(store)
+    if log is None:
         return {}
-    with RevisionLog(path) as log:
+    with log:
         return log.active()
 
 
@@ -333,11 +319,11 @@ def revision_knobs(revisions: Mapping[str, Revision]) -> dict[str, Any]:
 
 
 def fetch_revision(store: Any, rid: str) -> Revision | None:
-    """A cold read of one revision by id from a store's own file (the verifier's and replay's read)."""
-    path = store_path(store)
-    if path is None:
+    """A cold read of one revision by id through a store's own tables (the verifier's and replay's read)."""
+    log = open_log(store)
+    if log is None:
         return None
-    with RevisionLog(path) as log:
+    with log:
         return log.get(rid)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from clauseguard.authoring.check import nodes_with_paths
 from clauseguard.authoring.draft import current_reading
 from clauseguard.authoring.plain import criteria_words, node_words
-from clauseguard.authoring.revisions import Revision, RevisionLog, store_path
+from clauseguard.authoring.revisions import Revision, open_log
 from clauseguard.corpus.criteria import Atom, Criteria, Ref, Span
 from clauseguard.corpus.model import Clause, Corpus
 from clauseguard.errors import NotFoundError
@@ -80,14 +80,13 @@ def clause_view(corpus: Corpus, clause_id: str, revisions: Mapping[str, Revision
 def clause_log(opened: Any, clause_id: str) -> dict[str, Any]:
     """A clause's revisions, oldest first, and who reads it now (the newest approved revision)."""
     _, _, clause = find_clause(opened.corpus, clause_id)
-    path = store_path(opened.store)
+    log = open_log(opened.store)
     history: list[Revision] = []
-    if path is not None:
-        with RevisionLog(path) as log:
+    active = None
+    if log is not None:
+        with log:
             history = log.history(clause_id)
             active = log.active().get(clause_id)
-    else:
-        active = None
     return {"clause_id": clause_id, "read_by": read_by(clause, active).words,
             "active_revision": active.id if active is not None else None,
             "revisions": [r.summary() for r in history]}
