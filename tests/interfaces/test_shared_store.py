@@ -43,15 +43,15 @@ def test_two_servers_on_one_database_answer_alike_and_see_an_ingest(pg_url: str,
             port = free_port()
             servers.append(stack.enter_context(running_cli(
                 ["serve", "--host", "127.0.0.1", "--port", str(port)], home=home,
-                ready_url=f"http://127.0.0.1:{port}/healthz", extra_env=env)))
+                ready_url=f"http://127.0.0.1:{port}/readyz", extra_env=env)))
         a, b = (ask(s.url, MARCH) for s in servers)
         assert a == b and a["outcome"] == "COVERED"  # v1 (four weeks) governs March 2024 before the revision
         with PostgresStore(pg_url) as store:  # the revision, ingested through the shared store
             store.add(revision)
         after = [ask(s.url, MARCH) for s in servers]
         assert after[0] == after[1] and after[0]["outcome"] != "COVERED"  # both now read v2 (twelve weeks)
-        assert httpx.get(f"{servers[0].url}/healthz").json()["corpus_fingerprint"] == \
-            httpx.get(f"{servers[1].url}/healthz").json()["corpus_fingerprint"]
+        assert httpx.get(f"{servers[0].url}/readyz").json()["corpus_fingerprint"] == \
+            httpx.get(f"{servers[1].url}/readyz").json()["corpus_fingerprint"]
         for _ in range(3):  # interleaved answers from both instances
             for s in servers:
                 ask(s.url, {**MARCH, "narrative": MARCH["narrative"] + f" Visit from {s.url}."})
@@ -78,7 +78,7 @@ def test_the_impact_endpoint_returns_a_job_and_then_its_result(tmp_path: Path) -
         store.add(revision)
     port = free_port()
     with running_cli(["--store", str(store_file), "serve", "--host", "127.0.0.1", "--port", str(port)], home=home,
-                     ready_url=f"http://127.0.0.1:{port}/healthz") as server:
+                     ready_url=f"http://127.0.0.1:{port}/readyz") as server:
         started = httpx.post(f"{server.url}/v1/impact", json={"document_id": DOC, "version": "v2"}, timeout=30)
         assert started.status_code == 202 and started.json()["job_id"].startswith("im-")
         job_id = started.json()["job_id"]

@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from clauseguard.errors import RequestError
+from clauseguard.interfaces.console import err, stderr_console, stdout_console
 
-err = Console(stderr=True, highlight=False)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
 WorkersOption = Annotated[int, typer.Option("--workers", help="Worker processes (default: the machine's cores).")]
 EngineOption = Annotated[str, typer.Option("--engine", help="local (processes on this machine) or ray.")]
@@ -43,7 +41,10 @@ def progress_bar(label: str, quiet: bool) -> Iterator[Callable[[int, int], None]
     if quiet or not sys.stderr.isatty():
         yield lambda done, total: None
         return
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err) as bar:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=stderr_console()) as bar:
         task = bar.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:
@@ -110,7 +111,7 @@ def impact_command(
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         return
-    out = Console(highlight=False)
+    out = stdout_console()
     out.print(f"[bold]{report['document_id']} {report['version']}[/bold] "
               f"({report['window']['effective_start']} to {report['window']['effective_end'] or 'open-ended'}): "
               f"{report['considered']} determinations in the window, {report['changed_count']} change")

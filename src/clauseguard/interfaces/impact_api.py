@@ -11,16 +11,22 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from clauseguard.audit import digest
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError, EnvironmentFailure, NotFoundError, RequestError
+from clauseguard.interfaces.http.docs import ERRORS, LOOKUP_ERRORS, body_doc
 from clauseguard.requests import _Request, parse_request
+
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "revision": {"summary": "A policy revision on the bundled demo corpus",
+                 "value": {"document_id": "KHP-MP-0118", "version": "v2"}},
+}
 
 
 class ImpactRequest(_Request):
@@ -28,6 +34,20 @@ class ImpactRequest(_Request):
 
     document_id: str = Field(min_length=1)
     version: str = Field(min_length=1)
+
+
+class ImpactJob(BaseModel):
+    """A job: `running`, then `done` with its report (which audited answers change under the new
+    version, with the clause differences) or `failed` with the error and the HTTP status it maps to."""
+
+    model_config = ConfigDict(extra="forbid")
+    job_id: str
+    status: str = Field(description="running | done | failed")
+    document_id: str
+    version: str
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    http_status: int | None = None
 
 
 class ImpactJobs:
@@ -80,7 +100,8 @@ def impact_router(built: Callable[[], Engine | None]) -> APIRouter:
     router = APIRouter(prefix="/v1", tags=["impact"])
     jobs = ImpactJobs()
 
-    @router.post("/impact", status_code=202)
+    @router.post("/impact", status_code=202, response_model=ImpactJob, responses=ERRORS,
+                 openapi_extra=body_doc(ImpactRequest, EXAMPLES), summary="Start a version-impact job")
     async def start_impact(request: Request) -> JSONResponse:
         """Start (or find) the impact job of a new version; returns its id."""
         try:
@@ -95,8 +116,9 @@ def impact_router(built: Callable[[], Engine | None]) -> APIRouter:
         job = jobs.start(engine, parsed)
         return JSONResponse({k: job[k] for k in ("job_id", "status", "document_id", "version")}, status_code=202)
 
-    @router.get("/impact/{job_id}")
-    async def impact_job(job_id: str) -> JSONResponse:
+    @router.get("/impact/{job_id}", response_model=ImpactJob, responses=LOOKUP_ERRORS, summary="A version-impact job")
+    async def impact_job(job_id: Annotated[str, Path(description="The id POST /v1/impact returned",
+                                                     examples=["im-(from POST /v1/impact)"], max_length=400)]) -> JSONResponse:
         """A job's status and, once done, its report (which answers change, with clause differences)."""
         job = jobs.get(job_id)
         if job is None:

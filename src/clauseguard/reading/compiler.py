@@ -1424,7 +1424,7 @@ class _Compiler:
                 if i == 0 and text[:m.start()].strip():
                     raise _Unread(seg.start, seg.start + m.start(), "words before a numbered list")
                 chunk = text[s:e]
-                chunk = re.sub(r"[;,]?\s*(?:and|or)?\s*$", "", chunk)
+                chunk = re.sub(r"[;,]?\s*(?:\b(?:and|or))?\s*$", "", chunk)
                 items.append(_Seg(seg.start + s, seg.start + s + len(chunk)))
             return items
         if ";" in text:

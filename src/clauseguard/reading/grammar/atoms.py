@@ -101,6 +101,8 @@ class Reader:
         low = fold(raw)
         if len(raw.split()) > MAX_CONCEPT_WORDS or self.vague(low):
             return None
+        if re.search(r"\b(?:who|whom|whose|which)\b|\band (?:a|an|the|at least)\b", low):
+            return None  # "COPD who cannot walk ...", "four trials and a course of ECT": a clause or two things, not a name
         if re.search(r"\band\b", low) and re.search(r"\bor\b", low):
             return None  # "COPD or fibrosis and hypoxemia": which binds tighter is not written
         return low
@@ -343,9 +345,15 @@ class Reader:
                           unit=v.unit)  # type: ignore[arg-type]
         if not v.explicit:
             return None
+        if _rx(_section("negation")).search(self.folded, a, a + v.start):
+            return None  # "cannot walk more than 50 feet": the negation turns the bound
         quantity = self._quantity(a, b, v)
         if quantity is None:
             return None
+        tail = self.folded[a + v.end:b].split()
+        if not v.unit and v.per is None and self.text[a:a + v.start].strip() and tail and tail[0].isalpha() \
+                and not _rx(_section("measure_tail")).fullmatch(tail[0]):
+            return None  # "more than 50 feet": a unit the reader does not know
         alternatives = [q.strip() for q in re.split(r"\s+or\s+", quantity) if q.strip()]
         if len(alternatives) == 2 and v.per is None and v.unit not in ("day", "week", "month", "year"):
             # "the AHI or RDI is 15 or more": either measure meets the threshold
@@ -387,8 +395,11 @@ class Reader:
         return None
 
     def condition(self, a: int, b: int, require_lead: bool = False) -> Node | None:
-        if any(v.explicit for v in values(self.text[a:b])):
-            return None  # "a score of 20 or higher", "after at least 8 weeks of therapy": a bound is no part of a name
+        found = values(self.text[a:b])
+        if any(v.explicit for v in found) or len(found) > 1:
+            # "a score of 20 or higher", "after at least 8 weeks of therapy", "an AHI of 5 to 14": a bound
+            # or a range is no part of a name ("type 2 diabetes" is one number, no bound)
+            return None
         start = _skip_space(self.folded, self._person_end(a, b))
         low = self.folded
         led = False

@@ -24,11 +24,15 @@ _LABEL_LIST: Final = re.compile(r"\d{1,2}|(?<![a-z])[a-z](?![a-z])|[ivx]{1,5}", 
 _RANGE: Final = re.compile(r"(?P<a>\d{1,2}|[a-z]|[ivx]{1,5})\W*(?:-|to|through)\W*(?P<b>\d{1,2}|[a-z]|[ivx]{1,5})", re.IGNORECASE)
 _ROMANS: Final = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 _INLINE_ITEM: Final = re.compile(r"(?:(?<=\s)|^)\((?P<m>\d{1,2}|[a-z]|[ivx]{1,4})\)\s+", re.IGNORECASE)
-# clause-level coordination: a conjunction followed by a new predicate or a new person
+_PREDICATE: Final = (r"has|have|is|are|was|were|had|does|did|meets|uses|performs|requires|needs|cannot|can|will|must|"
+                     r"shows|demonstrates|presents")
+# clause-level coordination: a conjunction followed by a new predicate or a new person; a relative
+# clause on the person's condition is one more requirement ("with OSA who meets criteria (A)-(C)",
+# "who weighs more than 300 pounds and who has ...": CMS LCD, drug policy)
 _CLAUSE_JOIN: Final = re.compile(
     r"(?:,\s*|\s+)(?P<j>and|or|AND|OR)\s+(?=(?:the\s+|a\s+|an\s+)?(?:beneficiary|member|patient|insured|individual|"
-    r"treating|practitioner|physician|provider|clinician|has|have|is|are|was|were|had|does|did|meets|uses|"
-    r"performs|requires|needs|cannot|can|will|must|shows|demonstrates|presents|no\s|not\s|there)\b)"
+    rf"treating|practitioner|physician|provider|clinician|{_PREDICATE}|no\s|not\s|there)\b)"
+    rf"|,?\s+(?:and\s+)?who\s+(?=(?:{_PREDICATE}|not\s)\b)|,?\s+and\s+for\s+whom\s+"
 )
 _VALUE_JOIN: Final = re.compile(r"(?:,\s*(?P<j>with|and)\s+|\s+(?P<j2>and)\s+(?=(?:a|an|the|at least|no)\b))")
 _COMMA_OR: Final = re.compile(r",\s*(?P<j>or|and|and/or)\s+")
@@ -37,7 +41,30 @@ _NEGATION: Final = re.compile(
     r"(?P<neg>(?:is|are|was|were|has|have|does|do|did)\s+not(?:\s+been)?|(?:has|have)\s+(?:no|never)|no|not|never|without)\s+",
     re.IGNORECASE,
 )
-_TRAILERS: Final = re.compile(r"(?:[;,]?\s*(?:and|or|and/or|AND|OR)\s*[,.;:]?|[.;:,])\s*$")
+_TRAILERS: Final = re.compile(r"(?:[;,]?\s*\b(?:and|or|and/or|AND|OR)\s*[,.;:]?|[.;:,])\s*$")  # \b: "stimulator." keeps its "or"
+
+
+# the verb of a reference ("meets criteria (A)-(C)", "continues to meet criteria i and iv", "who meets
+# criteria 1 through 4": CMS LCD, drug policy, medical policy) belongs to it, not to a condition before it
+_MEETS: Final = re.compile(r"\s*\b(?:(?:and|who)\s+)*(?:meets|meet|satisfies|satisfy|fulfils|fulfills|fulfil|has met|have met|"
+                           r"continues to meet|continue to meet)\s*$", re.IGNORECASE)
+
+
+_WHERE: Final = re.compile(r"\(?\s*(?:above|below|listed above)\s*\)?|(?:of|in|under)\s+(?:the\s+)?(?:[^,;()]{0,60}?\s)?(?:above|below)"
+                           r"|(?:of|in|under)\s+(?:section|part|article)\s+[A-Z0-9]{1,4}", re.IGNORECASE)
+
+
+def _drop_meets(pending: list[Tok]) -> None:
+    if not pending or pending[-1].type != "TEXT":
+        return
+    last = pending[-1]
+    m = _MEETS.search(last.span.text)
+    if m is None:
+        return
+    if not last.span.text[:m.start()].strip(" ,"):
+        pending.pop()
+        return
+    pending[-1] = Tok(last.type, last.name, Span(last.span.start, last.span.start + m.start(), last.span.text[:m.start()]))
 
 
 def labels_of(text: str) -> tuple[str, ...]:
@@ -90,10 +117,13 @@ class ConditionReader:
             tok = parts[i]
             if tok.type in ("REF", "LABELS") and tok.type != "LABELS" or (
                     tok.type == "LABELS" and i + 1 < len(parts) and parts[i + 1].type in ("MET", "NOT_MET")):
+                _drop_meets(pending)
                 flush()
                 ref: Node = Ref(tok.span, labels_of(tok.span.text))
                 j = i + 1
-                while j < len(parts) and parts[j].type == "TEXT" and re.fullmatch(r"\(?\s*(?:above|below|listed above)\s*\)?", parts[j].span.text, re.IGNORECASE):
+                while j < len(parts) and parts[j].type == "TEXT" and _WHERE.fullmatch(parts[j].span.text):
+                    # "criteria (A) - (C) of the E0601 indication above", "criteria 1 through 4 of Section I": where they are
+                    ref = Ref(Span(tok.span.start, parts[j].span.end, self.text[tok.span.start:parts[j].span.end]), labels_of(tok.span.text))
                     j += 1
                 if j < len(parts) and parts[j].type == "NOT_MET":
                     ref = Not(ref)
@@ -146,7 +176,7 @@ class ConditionReader:
             seg = seg[:m.start()]
         lead = len(seg) - len(seg.lstrip())
         seg = seg.strip()
-        joined = re.match(r"(?:and|or|and/or|but)\s+", seg, re.IGNORECASE)
+        joined = re.match(r"(?:(?:and|or|and/or|but)\s+(?:for\s+whom\s+)?|for\s+whom\s+)", seg, re.IGNORECASE)
         if joined is not None:  # "... are met and the practitioner certifies ...": the joiner is not the criterion
             lead += joined.end()
             seg = seg[joined.end():]
@@ -219,7 +249,7 @@ class ConditionReader:
         for n, m in enumerate(marks):
             end = marks[n + 1].start() if n + 1 < len(marks) else b
             body = self.text[m.end():end]
-            tail = re.search(r"[;,]?\s*(and|or)\s*$", body, re.IGNORECASE)
+            tail = re.search(r"[;,]?\s*\b(and|or)\s*$", body, re.IGNORECASE)
             if tail is not None:
                 joiners.add(tail.group(1).lower())
             got = self.text_span(m.end(), end)

@@ -24,9 +24,7 @@ from clauseguard.corpus.criteria import (
     Node,
     Not,
     Note,
-    Routing,
     Rule,
-    Service,
     Span,
     Tenure,
     Waiver,
@@ -38,16 +36,16 @@ from clauseguard.reading.grammar.amendments import AmendmentReader
 from clauseguard.reading.grammar.atoms import Reader
 from clauseguard.reading.grammar.blocks import Item, ItemList, Para, blocks
 from clauseguard.reading.grammar.conditions import ConditionReader, labels_of, quantified
-from clauseguard.reading.grammar.parts import SUBJECT_LEAD, StatementParts
+from clauseguard.reading.grammar.parts import StatementParts
 from clauseguard.reading.grammar.phrases import phrases
 from clauseguard.reading.grammar.result import Refusal, Unread
 from clauseguard.reading.grammar.statement import Cond, Statement, Tok, statements, tag
 from clauseguard.reading.grammar.trees import (
     all_of,
+    diagnoses_first,
     first_list,
     leading_diagnosis,
     marked_atoms,
-    named_atoms,
     walk_refs,
 )
 from clauseguard.reading.grammar.values import values
@@ -227,7 +225,7 @@ class ClauseCompiler:
         if scope is not None and (st.subject is None or _PRONOUN.match(st.subject.text)):
             # "For all glucose monitors and supplies, if ..., the item(s) will be denied"
             st.subject = scope.parts[1].span
-        subject, limit = self.parts.subject(st)
+        subject, limit = self.parts.subject(st, next((r.subject for r in reversed(self.rules) if r.subject is not None), None))
         population: list[Node] = []
         when: list[Node] = []
         trigger: list[Node] = []
@@ -238,7 +236,12 @@ class ClauseCompiler:
             node = self.condition(cond, items)
             if node is None:
                 continue
-            (population if cond.intro == "population" else when).append(node)
+            if cond.intro == "population_who" and effect in ("not_covered", "withheld"):
+                trigger.append(node)  # "not covered for a member who already has X": X is the occasion
+                continue
+            (population if cond.intro in ("population", "population_who") else when).append(node)
+        population, required = diagnoses_first(population)
+        when = required + when
         if items is not None and not quantified_list:
             # "... including the following:" / "... for the following:": each listed item on its own
             node = self.list_node(items, "any" if effect == "not_covered" else "all", None)
@@ -275,6 +278,7 @@ class ClauseCompiler:
                     item = subject.concept if subject is not None else "units"
                     limit = ("limit", Count(self.fresh(), extra, item=item, comparator="<=", value=per_values[0].value,
                                             per=per_values[0].per))
+                    when = [n for n in when if not (isinstance(n, Count) and (n.span.start, n.span.end) == (extra.start, extra.end))]
                     break
             if limit is None:
                 self.unread.append(Unread(st.span, "a limit whose quantity and period are not written together"))
@@ -295,7 +299,7 @@ class ClauseCompiler:
             effect, trigger = "not_covered", [waiting, *trigger]
         body = all_of(when)
         for cond, target in st.exceptions:
-            body = self.exception(body, cond, target)
+            body = self.parts.exception(body, cond, target)
         approval, period = self.parts.approval(st, ctx.titles)
         self.rules.append(Rule(effect, st.span, subject, all_of(population), all_of(trigger), body,  # type: ignore[arg-type]
                                approval=approval, approval_period=period))  # type: ignore[arg-type]
@@ -304,34 +308,24 @@ class ClauseCompiler:
                 self.caps[n] = dataclasses.replace(self.caps[n], subject=subject)
         for cap in bounds:
             item = cap.item if cap.item != "the requested service" else subject.concept if subject is not None else cap.item
-            self.caps.append(Rule("limit", st.span, subject, all_of(population), None, dataclasses.replace(cap, item=item)))
+            # "covered up to 4 units per month when Y": the bound holds for those the statement covers
+            self.caps.append(Rule("limit", st.span, subject, all_of(population + when), None, dataclasses.replace(cap, item=item)))
 
     def condition(self, cond: Cond, items: ItemList | None) -> Node | None:
-        quant = next((t for t in cond.parts if t.type == "QUANT"), None)
+        quants = [t for t in cond.parts if t.type == "QUANT"]
+        if len(quants) > 1 and items is not None:
+            # "two of the following or one of the following for at least 3 months": which count the list takes is not one
+            self.unread.append(Unread(Span(cond.parts[0].span.start, cond.parts[-1].span.end,
+                                           self.text[cond.parts[0].span.start:cond.parts[-1].span.end]),
+                                      "a list counted two ways in one condition"))
+            return None
+        quant = quants[0] if quants else None
         if quant is not None and items is not None:
             n = next((int(v.value) for v in values(quant.span.text)), None)
             return self.list_node(items, quant.name, n)
         got = self.conditions.tokens(cond.parts)
         self.unread.extend(got.unread)
         return got.node
-
-    def exception(self, body: Node | None, cond: Cond, target: Span | None) -> Node | None:
-        got = self.conditions.tokens(cond.parts)
-        self.unread.extend(got.unread)
-        if got.node is None:
-            return body
-        what = fold(target.text) if target is not None else ""
-        if body is not None and any(p.regex.search(what) for p in phrases().of("exception_effect", "waiver")):
-            waived = named_atoms(body, what)
-            if waived:
-                return Waiver(body, got.node, tuple(a.id for a in waived), target)  # type: ignore[arg-type]
-            self.unread.append(Unread(target, "the requirement this exception lifts is not one the rule names"))  # type: ignore[arg-type]
-            return body
-        routed = None
-        if target is not None and any(p.regex.search(what) for p in phrases().of("exception_effect", "routing")):
-            routed = Service(self.fresh(), target, concept=fold(SUBJECT_LEAD.sub("", target.text)))
-        span = target if target is not None else Span(0, 0, "")
-        return Routing(got.node, span, body, routed)
 
     # -- lists -------------------------------------------------------------------------------
 
@@ -389,6 +383,7 @@ class ClauseCompiler:
                 waivers.append((got.node, marks, span))
             return
         self.notes.append(Note("statement", span))
+
 
 
 def compile_text(text: str, lexicon: Lexicon) -> Criteria | Refusal:

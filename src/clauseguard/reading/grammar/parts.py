@@ -19,18 +19,21 @@ from clauseguard.corpus.criteria import (
     Not,
     Note,
     Period,
+    Routing,
     Rule,
     Service,
     Span,
     Tenure,
     Treatment,
+    Waiver,
 )
 from clauseguard.reading.grammar.atoms import Reader
 from clauseguard.reading.grammar.conditions import ConditionReader
 from clauseguard.reading.grammar.mentions import codes_of_mention
 from clauseguard.reading.grammar.phrases import phrases
 from clauseguard.reading.grammar.result import Unread
-from clauseguard.reading.grammar.statement import Statement
+from clauseguard.reading.grammar.statement import Cond, Statement
+from clauseguard.reading.grammar.trees import named_atoms
 from clauseguard.reading.grammar.values import values
 from clauseguard.reading.lexicon import Lexicon
 from clauseguard.text import fold
@@ -55,9 +58,11 @@ class StatementParts:
         self.unread = unread
         self.caps = caps
 
-    def subject(self, st: Statement) -> tuple[Service | None, tuple[str, Node] | None]:
+    def subject(self, st: Statement, previous: Service | None = None) -> tuple[Service | None, tuple[str, Node] | None]:
         """The service a statement is about, and a quantity its subject states ("up to 100 test strips
-        every 3 months" is a limit; "more than 100 ... are covered if" is the occasion)."""
+        every 3 months" is a limit; "more than 100 ... are covered if" is the occasion). A subject that
+        is only a quantity ("... , up to 30 per month are covered") counts the service of the statement
+        before it in the clause."""
         if st.subject is None:
             return None, None
         span = st.subject
@@ -66,6 +71,15 @@ class StatementParts:
         if vals:
             v = vals[0]
             assert v.per is not None
+            if not span.text[:v.start].strip() and v.per_span is not None and not span.text[v.end:v.per_span[0]].strip() \
+                    and not span.text[v.per_span[1]:].strip(" ,"):
+                if previous is None:
+                    self.unread.append(Unread(span, "a quantity with nothing named that it counts"))
+                    return None, None
+                service = Service(self.fresh(), previous.span, concept=previous.concept, codes=previous.codes)
+                count = Count(self.fresh(), span, item=previous.concept, comparator="<=" if v.comparator in ("==", "<=") else v.comparator,  # type: ignore[arg-type]
+                              value=v.value, per=v.per)
+                return service, ("limit", count) if st.effect in ("covered", "approve") else None
             item = re.split(r"\s+(?:and|every|per|each|in any|within)\s+", span.text[v.end:].strip())[0]
             item = SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", item)).strip(" ,")
             before = re.sub(r"\s+\w+ed\s*$", "", span.text[:v.start].rstrip())
@@ -103,6 +117,9 @@ class StatementParts:
             limit = limit or qualifiers
         if limit is None and any(v.explicit for v in values(span.text)):
             self.unread.append(Unread(span, "a service bounded by a number the reader does not place"))
+        if Reader.vague(fold(span.text)):
+            # "systems not listed in Appendix B", "quantities above the limit": named by what the clause does not show
+            self.unread.append(Unread(span, "a service named by reference to a list or amount the clause does not show"))
         codes = tuple(dict.fromkeys(CODES.findall(span.text))) or codes_of_mention(self.text, span.start, span.end)
         words = SUBJECT_LEAD.sub("", re.sub(r"\([^()]*\)", "", span.text)).strip(" ,")
         concept = self.lex.concept_named(words) or fold(words) or "the requested service"
@@ -133,6 +150,10 @@ class StatementParts:
             return span, None
         start, end, name = found[0]
         a = span.start + end
+        if re.search(r"\(\s*(?:HCPCS\s+|CPT\s+)?" + CODES.pattern + r"[^()]*\)\s*$", span.text[end:]):
+            # "Oxygen contents for a portable system (E0443)", "a device without backup rate (E0470)": the
+            # code in brackets at its end names the item, words and all (cms, medical)
+            return span, None
         got = self.conditions.text_span(a, span.end) if name != "without" else self.conditions.text_span(a, span.end)
         self.unread.extend(got.unread)
         if got.node is None:
@@ -160,11 +181,18 @@ class StatementParts:
             return None
         money = [v for v in vals if v.unit in ("EUR", "GBP", "USD")]
         if money and len(money) == len(vals):
-            # "up to EUR 200 per insured person": a cap, its own limit rule (it decides an amount question)
-            v = money[0]
-            self.caps.append(Rule("limit", st.span, None, None, None, Amount(
-                self.fresh(), span, currency=v.unit, comparator="<=" if v.comparator in ("==", "<=") else v.comparator,  # type: ignore[arg-type]
-                value=v.value, per=v.per)))
+            # "up to EUR 200 per insured person": a cap, its own limit rule (it decides an amount question);
+            # "up to EUR 45 per session and up to EUR 900 per ... year": one cap per amount, each its own words
+            origin = span.start + span.text.find(text)
+            for n, v in enumerate(money):
+                own = span
+                if len(money) > 1:
+                    words = text[v.start:money[n + 1].start if n + 1 < len(money) else len(text)]
+                    words = re.sub(r"[\s,;]*(?:\band)?[\s,;]*$", "", words)
+                    own = Span(origin + v.start, origin + v.start + len(words), words)
+                self.caps.append(Rule("limit", st.span, None, None, None, Amount(
+                    self.fresh(), own, currency=v.unit, comparator="<=" if v.comparator in ("==", "<=") else v.comparator,  # type: ignore[arg-type]
+                    value=v.value, per=v.per)))
             return None
         if low.startswith("only ") and not vals:
             a = span.start + span.text.find(text) + 5
@@ -221,3 +249,21 @@ class StatementParts:
             if found:
                 period = Period(found[0].value, found[0].unit)  # type: ignore[arg-type]
         return kind, period
+
+    def exception(self, body: Node | None, cond: Cond, target: Span | None) -> Node | None:
+        got = self.conditions.tokens(cond.parts)
+        self.unread.extend(got.unread)
+        if got.node is None:
+            return body
+        what = fold(target.text) if target is not None else ""
+        if body is not None and any(p.regex.search(what) for p in phrases().of("exception_effect", "waiver")):
+            waived = named_atoms(body, what)
+            if waived:
+                return Waiver(body, got.node, tuple(a.id for a in waived), target)  # type: ignore[arg-type]
+            self.unread.append(Unread(target, "the requirement this exception lifts is not one the rule names"))  # type: ignore[arg-type]
+            return body
+        routed = None
+        if target is not None and any(p.regex.search(what) for p in phrases().of("exception_effect", "routing")):
+            routed = Service(self.fresh(), target, concept=fold(SUBJECT_LEAD.sub("", target.text)))
+        span = target if target is not None else Span(0, 0, "")
+        return Routing(got.node, span, body, routed)

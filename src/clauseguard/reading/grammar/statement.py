@@ -48,11 +48,13 @@ _TERMINALS: Final[tuple[tuple[str, str, str], ...]] = (
     ("lead", "connective", "LEAD"),
     ("condition", "when", "COND"),
     ("condition", "population", "COND"),
+    ("condition", "population_who", "COND"),
     ("condition", "unless", "UNLESS"),
     ("condition", "in_which_case", "IN_WHICH_CASE"),
 )
 _RANK: Final = {(c, n): i for i, (c, n, _) in enumerate(_TERMINALS)}
 _PUNCT: Final = {",": "COMMA", ";": "SEMI"}
+_POPULATIONS: Final = ("population", "population_who")
 
 
 @dataclass(frozen=True)
@@ -235,7 +237,7 @@ class _Lower(Transformer[Token, object]):
     def when(self, parts: list[object]) -> Cond:
         intro = parts[0]
         assert isinstance(intro, Token)
-        kind = "population" if intro.value.name == "population" else "when"
+        kind = intro.value.name if intro.value.name in _POPULATIONS else "when"
         return Cond(kind, _toks(parts[1:2]))
 
     def routing(self, parts: list[Token]) -> Span:
@@ -251,7 +253,7 @@ class _Lower(Transformer[Token, object]):
     def lead_when(self, parts: list[object]) -> Cond:
         intro = parts[0]
         assert isinstance(intro, Token)
-        return Cond("population" if intro.value.name == "population" else "lead", _toks(parts[1:2]))
+        return Cond(intro.value.name if intro.value.name in _POPULATIONS else "lead", _toks(parts[1:2]))
 
     def lead_text(self, parts: list[Token]) -> Cond:
         return Cond(f"lead_{parts[0].value.name}", [p.value for p in parts if p.type in ("LEAD", "TEXT")])

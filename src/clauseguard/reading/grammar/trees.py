@@ -83,3 +83,18 @@ def named_atoms(body: Node, what: str) -> list[Atom]:
         if words and len(words & own) >= max(1, len(words) // 2):
             found.append(atom)
     return found
+
+
+def diagnoses_first(population: list[Node]) -> tuple[list[Node], list[Node]]:
+    """"for a beneficiary with moderate to severe asthma who has tried and failed two controllers": the
+    diagnosis is who the rule is for (design: a clause decides for the population it names); what the
+    person must also have done or meet is a requirement."""
+    if len(population) != 1 or not isinstance(population[0], AllOf):
+        return population, []
+    kids = population[0].children
+    names: list[Node] = [k for k in kids if isinstance(k, (Condition, AnyOf)) and all(isinstance(a, Condition) for a in iter_atoms(k))]
+    rest = [k for k in kids if k not in names]
+    if not names or not rest:
+        return population, []
+    return [all_of(names)], rest  # type: ignore[list-item]
+

@@ -138,6 +138,8 @@ def values(text: str) -> list[Value]:
         end = m.end()
         per_span = None
         pm = pats["per"].match(folded, m.end())
+        if pm is not None and pats["value"].search(folded, m.end(), pm.start("perexpr")) is not None:
+            pm = None  # "EUR 45 per session and up to EUR 900 per ... contract year": the window is the next number's
         if pm is not None:
             n = number(pm.group("pn")) if pm.group("pn") else 1.0
             if pm.group("ptime"):
