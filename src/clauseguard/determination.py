@@ -37,6 +37,7 @@ from clauseguard.responses import (
     DeterminationResponse,
     ExcludedPassage,
     Flag,
+    ReadBy,
     RetrievedClause,
 )
 from clauseguard.retrieval import RetrievalIndex, aspect_of, best_ineligible, retrieve
@@ -71,17 +72,28 @@ class Governing:
 
 @dataclass
 class CompiledCache:
-    """Compiled criteria per clause (id, text hash): the reader's cache, never the verifier's."""
+    """Compiled criteria per clause (id, text hash): the reader's cache, never the verifier's.
+    `authored`: the approved criteria revisions in use (clause id -> revision), which take precedence."""
 
     entries: dict[tuple[str, int], Criteria | Refusal] = field(default_factory=dict)
+    authored: Mapping[str, Any] = field(default_factory=dict)
 
     def get(self, clause: Clause, lexicon: Lexicon) -> Criteria | Refusal:
-        key = (clause.id, hash((clause.text, repr(clause.criteria))))
+        revision = self.authored.get(clause.id)
+        key = (clause.id, hash((clause.text, repr(clause.criteria), revision.id if revision is not None else None)))
         found = self.entries.get(key)
         if found is None:
-            found = clause_criteria(clause, lexicon)
+            found = clause_criteria(clause, lexicon, self.authored)
             self.entries[key] = found
         return found
+
+    def read_by(self, clause: Clause) -> ReadBy:
+        """Who read the clause: an approved revision (and whose), the corpus's own criteria, or the compiler."""
+        revision = self.authored.get(clause.id)
+        if revision is not None:
+            return ReadBy(source="revision", revision_id=revision.id, author=revision.author,
+                          approved_by=revision.approved_by)
+        return ReadBy(source="corpus" if clause.criteria is not None else "compiler")
 
 
 @dataclass
@@ -157,6 +169,7 @@ class Read:
     overrides: dict[str, list[Override]]
     designations: dict[str, list[str]]
     decision: Decision
+    read_by: dict[str, ReadBy] = field(default_factory=dict)  # clause id -> who read its criteria
 
 
 def read(
@@ -228,7 +241,8 @@ def read(
             evaluations[g.clause.id] = evaluate(result, facts, lexicon, result.designations)
         else:
             refused[g.clause.id] = result
-    return Read(facts, readings, evaluations, refused, overrides, designations, decision)
+    read_by = {g.clause.id: cache.read_by(g.clause) for g in [*res.base, *res.riders]}
+    return Read(facts, readings, evaluations, refused, overrides, designations, decision, read_by)
 
 
 def conflicts_of(res: Resolution, rd: Read, req: DeterminationRequest) -> tuple[list[Conflict], list[ConflictReport]]:
@@ -279,15 +293,19 @@ def citations_of(res: Resolution, rd: Read) -> list[Citation]:
         if g is None:
             continue
         ev = rd.evaluations.get(clause_id)
+        read_by = rd.read_by.get(clause_id)
         if ev is None:
             out.append(Citation(clause_id=clause_id, quote=g.clause.text, statement="this clause could not be read",
-                                claim=Claim(kind="unreadable")))
+                                claim=Claim(kind="unreadable"), read_by=read_by))
             continue
         riders = sorted({o.rider_clause for o in rd.overrides.get(clause_id, []) if o.rider_clause})
         referred = sorted({a.atom_id.split("#", 1)[0] for a in ev.atoms if "#" in a.atom_id})
+        designations = rd.designations.get(clause_id, [])
+        revisions = {cid: rb.revision_id for cid in (clause_id, *riders, *designations, *referred)
+                     if (rb := rd.read_by.get(cid)) is not None and rb.revision_id is not None}
         claim = Claim(
             kind="criteria", outcome=ev.outcome, atoms={a.atom_id: a.status for a in ev.atoms},
-            riders=riders, designations=rd.designations.get(clause_id, []), references=referred,
+            riders=riders, designations=designations, references=referred, revisions=revisions,
         )
         met = [a.label for a in ev.atoms if a.status == "met" and not a.waived]
         failed = [a.label for a in ev.atoms if a.status == "not_met" and not a.waived]
@@ -303,12 +321,15 @@ def citations_of(res: Resolution, rd: Read) -> list[Citation]:
         if met:
             pieces.append("met: " + "; ".join(met))
         out.append(Citation(clause_id=clause_id, quote=_quote(g.clause.text, ev, ev.outcome),
-                            statement=" — ".join(pieces), claim=claim))
+                            statement=" — ".join(pieces), claim=claim, read_by=read_by))
         for rider_id in riders:
             rider = by_id[rider_id]
+            rider_read = rd.read_by.get(rider_id)
             out.append(Citation(clause_id=rider_id, quote=rider.clause.text,
                                 statement=f"{rider_id} modifies a requirement of {clause_id} on this plan",
-                                claim=Claim(kind="amendment")))
+                                claim=Claim(kind="amendment", revisions={rider_id: rider_read.revision_id}
+                                            if rider_read is not None and rider_read.revision_id else {}),
+                                read_by=rider_read))
     return out
 
 

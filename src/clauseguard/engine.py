@@ -34,13 +34,6 @@ from clauseguard.requests import (
 from clauseguard.responses import (
     Answer,
     AuditView,
-    Catalog,
-    CatalogCode,
-    CatalogContract,
-    CatalogDocument,
-    CatalogPayer,
-    CatalogPlan,
-    CatalogRider,
     ClauseRecord,
     CodeDocument,
     CodeRecord,
@@ -61,6 +54,9 @@ from clauseguard.search import search as run_search
 from clauseguard.versions import attached_riders, version_in_effect
 
 if TYPE_CHECKING:  # the determination and compare pipelines load on first use: a search never pays for them
+    from collections.abc import Mapping
+
+    from clauseguard.authoring.revisions import Revision
     from clauseguard.determination import CompiledCache
     from clauseguard.models import ModelAssist, ModelConfig
     from clauseguard.reading.lexicon import Lexicon
@@ -89,18 +85,38 @@ class Engine:
     log: bool = True  # replay recomputes without appending to the audit log
     model: ModelConfig | None = None  # optional model backend (clauseguard.models); None: rules alone
     policy: GatePolicy = DEFAULT_POLICY  # the deployment's gate policy (clauseguard.deployment)
+    authored: Mapping[str, Revision] | None = None  # criteria revisions to read with; None: the store's approved ones
 
     @property
     def corpus(self) -> Corpus:
         return self.opened.corpus
 
     @cached_property
-    def corpus_fingerprint(self) -> str:
+    def revisions(self) -> Mapping[str, Revision]:
+        """The approved criteria revisions the reader uses (clauseguard.authoring), clause id -> revision."""
+        if self.authored is not None:
+            return self.authored
+        from clauseguard.authoring.revisions import active_revisions
+
+        return active_revisions(self.opened.store)
+
+    @cached_property
+    def model_fingerprint(self) -> str:
+        """The corpus model's own fingerprint (what the store records after each append)."""
         return self.corpus.fingerprint()
+
+    @cached_property
+    def corpus_fingerprint(self) -> str:
+        """The corpus model's fingerprint; with criteria revisions in use, over their ids too."""
+        from clauseguard.authoring.revisions import stamped_fingerprint
+
+        return stamped_fingerprint(self.model_fingerprint, self.revisions)
 
     @property
     def knobs(self) -> dict[str, Any]:
-        knobs = self.settings.knobs()
+        from clauseguard.authoring.revisions import revision_knobs
+
+        knobs = {**self.settings.knobs(), **revision_knobs(self.revisions)}
         if self.model is not None:
             knobs["model"] = self.model.knobs()
         if not self.policy.is_default:  # only then: the default policy leaves every id as it was
@@ -151,7 +167,7 @@ class Engine:
     def compiled(self) -> CompiledCache:
         from clauseguard.determination import CompiledCache
 
-        return CompiledCache()
+        return CompiledCache(authored=self.revisions)
 
     @cached_property
     def verifier(self) -> ColdVerifier:
@@ -189,10 +205,10 @@ class Engine:
 
     def _fresh(self) -> None:
         """Another instance appended to the shared store: answer from the new corpus (index rebuilt once)."""
-        newer = refreshed(self.opened, self.corpus_fingerprint)
+        newer = refreshed(self.opened, self.model_fingerprint)
         if newer is not None:
             self.opened = newer
-            for name in ("corpus_fingerprint", "index", "compiled"):
+            for name in ("model_fingerprint", "revisions", "corpus_fingerprint", "index", "compiled"):
                 self.__dict__.pop(name, None)
 
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
@@ -277,7 +293,6 @@ class Engine:
         response.timings = Timings(engine_s=round(time.perf_counter() - started, 6))
         return response
 
-
     def evaluate_retrieval(self, request: dict[str, Any] | RetrievalEvalRequest) -> RetrievalEvalResponse:
         """Recall of gold clauses among what retrieval hands the reader (design: evaluate-retrieval)."""
         parsed = request if isinstance(request, RetrievalEvalRequest) else parse_request(RetrievalEvalRequest, request)
@@ -348,32 +363,9 @@ class Engine:
 
     def catalog(self) -> dict[str, Any]:
         """What a handler or an agent picks from: payers, plans, riders, contracts, documents and codes."""
-        corpus = self.corpus
-        attached: dict[str, list[str]] = {}
-        for plan in corpus.plans:
-            for rider in plan.riders:
-                attached.setdefault(rider, []).append(plan.id)
-        return Catalog(
-            description=_describe(self.opened, self.corpus_fingerprint), fingerprint=self.corpus_fingerprint,
-            payers=[CatalogPayer(id=p.id, name=p.name) for p in corpus.payers],
-            plans=[CatalogPlan(id=p.id, payer=p.payer, name=p.name, riders=list(p.riders)) for p in corpus.plans],
-            riders=[
-                CatalogRider(rider_id=d.id, payer=d.payer, title=d.title, attached_to=sorted(attached.get(d.id, [])),
-                             overrides=list(d.overrides), versions=[v.version for v in d.versions])
-                for d in corpus.documents if d.kind == "rider"
-            ],
-            contracts=[
-                CatalogContract(id=c.id, plan=c.plan, holder=c.holder, effective_date=c.effective_date.isoformat(),
-                                end_date=c.end_date.isoformat() if c.end_date else None, terms_anchor=c.terms_anchor)
-                for c in corpus.contracts
-            ],
-            documents=[
-                CatalogDocument(id=d.id, payer=d.payer, kind=d.kind, title=d.title, codes=list(d.codes),
-                                plans=list(d.plans), overrides=list(d.overrides), versions=[v.version for v in d.versions])
-                for d in corpus.documents
-            ],
-            codes=[CatalogCode(code=c.code, system=c.system, descriptor=c.descriptor) for c in corpus.codes],
-        ).as_json()
+        from clauseguard.catalog import catalog
+
+        return catalog(self.opened, self.corpus_fingerprint)
 
     def audit_record(self, assertion_id: str) -> dict[str, Any]:
         """What the audit log holds for an assertion (redacted request and response)."""
@@ -383,15 +375,6 @@ class Engine:
             corpus_fingerprint=record.corpus_fingerprint, recorded_at=record.recorded_at,
             request=record.request, response=record.response, settings=record.settings,
         ).as_json()
-
-
-def _describe(opened: Opened, fingerprint: str) -> str:
-    """Where the corpus comes from, in words and without file paths (it is shown to remote callers)."""
-    short = fingerprint.removeprefix("sha256:")[:12]
-    where = {"demo": "the bundled demo corpus", "demo-while-empty": "the bundled demo corpus (the store is empty)",
-             "path": "a corpus given with --corpus", "home": "the persistent store"}[opened.origin]
-    count = len(opened.corpus.documents)
-    return f"{where}: {count} document{'s' if count != 1 else ''}, fingerprint {short}"
 
 
 def lexicon_files_fingerprint() -> str:

@@ -1,7 +1,8 @@
 """Replay: recompute an audited answer on the corpus it was made on and say whether it still matches.
 
 It reads the audit log's record and corpus snapshot, recomputes without logging, compares the answer
-field by field (timings aside), re-reads every cited clause from the store the answer came from, and
+field by field (timings aside), re-reads every cited clause from the store the answer came from,
+replays with the criteria revisions the answer recorded (a revision row that changed is reported), and
 checks the seal of every cited version recorded in the audit row against that store: text or
 clauses that changed behind the store's back are a mismatch; an end date set by a recorded
 `version_closed` timeline event is reported under `closed_since`, not as a mismatch. It never
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from clauseguard.audit import AuditLog, AuditRecord, AuditTrail
+from clauseguard.authoring.pinning import pin, recorded_revisions
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.seals import cited_ids, cited_version_seals, version_key
 from clauseguard.corpus.sources import home_dir, open_snapshot
@@ -106,34 +108,41 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         corpus = log.corpus(record.corpus_fingerprint)
     finally:
         log.close()
-    engine = Engine(open_snapshot(corpus, f"corpus of assertion {assertion_id}"), log=False,
-                    policy=recorded_policy(record.settings))
-    again: Answer
-    if record.kind == "determination":
-        again = engine.determine(record.request)
-    elif record.kind == "search":
-        again = engine.search(record.request)
-    else:  # pragma: no cover - only these two kinds are logged
-        raise ValueError(f"cannot replay a {record.kind}")
-    recomputed = {k: v for k, v in again.as_json().items() if k not in VOLATILE}
-    recorded = {k: v for k, v in record.response.items() if k not in VOLATILE}
-    differences = sorted(k for k in set(recomputed) | set(recorded) if recomputed.get(k) != recorded.get(k))
-
-    checks: dict[str, list[Any]] = {"tampered_clauses": [], "tampered_versions": [], "closed_since": []}
+    opened = open_snapshot(corpus, f"corpus of assertion {assertion_id}")
     store = _open_live_store(record.store_path)
-    if store is not None:
-        try:
-            checks = store_checks(record, corpus, store)
-        except ClauseguardError:
-            checks["tampered_versions"] = sorted(record.version_seals)  # a store that no longer reads is no match
-        finally:
+    try:
+        # the criteria revisions the answer was made with, checked and pinned (none recorded: none used)
+        pinned = pin(recorded_revisions(record.settings), store, opened.store)
+        engine = Engine(opened, log=False, policy=recorded_policy(record.settings), authored=pinned.revisions)
+        again: Answer
+        if record.kind == "determination":
+            again = engine.determine(record.request)
+        elif record.kind == "search":
+            again = engine.search(record.request)
+        else:  # pragma: no cover - only these two kinds are logged
+            raise ValueError(f"cannot replay a {record.kind}")
+        recomputed = {k: v for k, v in again.as_json().items() if k not in VOLATILE}
+        recorded = {k: v for k, v in record.response.items() if k not in VOLATILE}
+        differences = sorted(k for k in set(recomputed) | set(recorded) if recomputed.get(k) != recorded.get(k))
+
+        checks: dict[str, list[Any]] = {"tampered_clauses": [], "tampered_versions": [], "closed_since": []}
+        if store is not None:
+            try:
+                checks = store_checks(record, corpus, store)
+            except ClauseguardError:
+                checks["tampered_versions"] = sorted(record.version_seals)  # a store that no longer reads: no match
+    finally:
+        if store is not None:
             store.close()
     return {
         "assertion_id": assertion_id,
         "kind": record.kind,
         "corpus_fingerprint": record.corpus_fingerprint,
         "recorded_at": record.recorded_at,
-        "match": not differences and not checks["tampered_clauses"] and not checks["tampered_versions"],
+        "match": (not differences and not checks["tampered_clauses"] and not checks["tampered_versions"]
+                  and not pinned.tampered and not pinned.missing),
         "differences": differences,
         **checks,
+        "tampered_revisions": pinned.tampered,
+        "missing_revisions": pinned.missing,
     }

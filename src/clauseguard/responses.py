@@ -154,15 +154,38 @@ class Claim(AnswerModel):
     riders: list[str] = Field(default_factory=list)
     designations: list[str] = Field(default_factory=list)
     references: list[str] = Field(default_factory=list)  # clauses whose criteria a reference named
+    revisions: dict[str, str] = Field(default_factory=dict)  # clause id -> the criteria revision it was read with
+
+
+class ReadBy(AnswerModel):
+    """Who read a clause's criteria: the rule compiler, the corpus's own policy-as-code, or an approved
+    criteria revision (its id, its author and who approved it)."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"revision_id", "author", "approved_by"})
+
+    source: Literal["compiler", "corpus", "revision"]
+    revision_id: str | None = None
+    author: str | None = None
+    approved_by: str | None = None
+
+    @property
+    def words(self) -> str:
+        if self.source == "revision":
+            return f"read by revision {self.revision_id} of {self.author}, approved by {self.approved_by}"
+        return "read from the corpus's own criteria" if self.source == "corpus" else "read by the compiler"
 
 
 class Citation(AnswerModel):
-    """A cited clause: its verbatim quote, the statement it supports, and the verifier's checks."""
+    """A cited clause: its verbatim quote, the statement it supports, the verifier's checks, and who
+    read its criteria (`read_by`, on a determination's citations)."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"read_by"})
 
     clause_id: str
     quote: str
     statement: str
     checks: Checks | None = None
+    read_by: ReadBy | None = None
     claim: Claim = Field(exclude=True)  # for the verifier; never part of the published answer
 
 
@@ -661,3 +684,105 @@ class ModelStatus(AnswerModel):
     price: dict[str, Any] | None = None
     budget: dict[str, Any] | None = None
     checked_at: str  # when the model was last probed (UTC)
+
+
+# --- criteria authoring (clauseguard.authoring) ------------------------------------------------
+
+
+class CriteriaSheet(AnswerModel):
+    """A criteria sheet (`criteria draft`): per clause its role, its tree or the holes the compiler left
+    (each with the unread span and the reason), and the hash of the clause text it encodes."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"version", "corpus_fingerprint"})
+
+    format: str
+    document: str
+    version: str | None = None
+    corpus_fingerprint: str | None = None
+    clauses: list[dict[str, Any]]
+
+
+class SheetProblemEntry(AnswerModel):
+    clause_id: str | None
+    path: str  # the key path in the sheet, e.g. clauses[3].criteria.rules[0].when.kind
+    message: str  # what is wrong and what would be valid
+
+
+class CheckedClause(AnswerModel):
+    id: str
+    role: str
+    deciding: bool
+    authored: bool  # False: the entry says what the compiler (or the corpus's own criteria) reads
+    plain: list[str]  # the tree in plain words
+
+
+class CriteriaCheck(AnswerModel):
+    """`criteria check`: every problem of a sheet (none: it may be added) and each tree in plain words."""
+
+    ok: bool
+    document: str
+    problems: list[SheetProblemEntry]
+    clauses: list[CheckedClause]
+
+
+class CriteriaSpan(AnswerModel):
+    start: int
+    end: int
+    kind: Literal["rule", "subject", "criterion", "reference", "note"]
+    label: str
+
+
+class UnreadSpan(AnswerModel):
+    start: int
+    end: int
+    reason: str
+
+
+class ClauseCriteria(AnswerModel):
+    """A clause with the spans of its criteria, the stretches no one reads, the tree in plain words, and
+    who reads it (the compiler, the corpus's own criteria, or revision R of NAME)."""
+
+    clause_id: str
+    document_id: str
+    version: str
+    text: str
+    role: str
+    deciding: bool
+    read_by: ReadBy
+    spans: list[CriteriaSpan]
+    unread: list[UnreadSpan]
+    plain: list[str]
+
+
+class CriteriaRevisionEntry(AnswerModel):
+    revision_id: str
+    clause_id: str
+    role: str
+    author: str
+    note: str
+    created_at: str
+    content_hash: str
+    approved_by: list[str]
+    approved_at: list[str]
+    intact: bool  # False: the row no longer matches its id and content hash
+
+
+class CriteriaLog(AnswerModel):
+    """`criteria log`: a clause's revisions, oldest first, and who reads it now."""
+
+    clause_id: str
+    read_by: str
+    active_revision: str | None
+    revisions: list[CriteriaRevisionEntry]
+
+
+class AddedRevision(AnswerModel):
+    clause_id: str
+    status: Literal["added", "already recorded", "unchanged", "read by the compiler"]
+    revision_id: str | None
+
+
+class CriteriaAdded(AnswerModel):
+    """`criteria add`: per clause of the sheet, whether a revision was written (used once approved)."""
+
+    added: list[AddedRevision]

@@ -60,7 +60,7 @@ class ColdVerifier:
 
     def __init__(self) -> None:
         self.lexicon = load_lexicon()
-        self._compiled: dict[tuple[str, str], Criteria | Any] = {}
+        self._compiled: dict[tuple[str, str, str | None], Criteria | Any] = {}
 
     def warm_up(self, cold: CorpusStore, clause_ids: Sequence[str]) -> None:
         """Compile clauses ahead of requests, re-read from the store like any verification."""
@@ -72,21 +72,33 @@ class ColdVerifier:
         finally:
             cold.close()
 
-    def _compile(self, stored: StoredClause) -> Criteria | Any:
-        key = (stored.text, json.dumps(stored.criteria, sort_keys=True))
+    def _compile(self, stored: StoredClause, revision_id: str | None = None, cold: CorpusStore | None = None) -> Criteria | Any:
+        """The clause compiled afresh, or read with the criteria revision the claim names, itself
+        re-fetched from the cold store and checked (intact, approved, for this clause's text)."""
+        revision = None
+        if revision_id is not None:
+            from clauseguard.authoring.revisions import fetch_revision, unusable
+
+            revision = fetch_revision(cold, revision_id)
+            if revision is None or unusable(revision, stored.id, stored.text):
+                return None
+        key = (stored.text, json.dumps(stored.criteria, sort_keys=True), revision.content_hash if revision else None)
         found = self._compiled.get(key)
         if found is None:
             if len(self._compiled) >= self.MEMO_SIZE:
                 self._compiled.clear()
-            found = self._compiled[key] = clause_criteria(stored.as_clause(), self.lexicon)
+            authored = {stored.id: revision} if revision is not None else None
+            found = self._compiled[key] = clause_criteria(stored.as_clause(), self.lexicon, authored)
         return found
 
     def verify(self, citations: Sequence[Citation], cold: CorpusStore, ctx: VerifyContext) -> list[Checks]:
         """The five checks for each citation, in order. `cold` must be a fresh store handle."""
         plan_riders = cold.plan_riders(ctx.plan_id)
         fetched = {c.clause_id: cold.clause(c.clause_id) for c in citations}
-        compiled = {cid: self._compile(stored) for cid, stored in sorted(fetched.items()) if stored is not None}
-        related = self._related(citations, cold)
+        claimed = {cid: rid for c in citations for cid, rid in c.claim.revisions.items()}
+        compiled = {cid: self._compile(stored, claimed.get(cid), cold)
+                    for cid, stored in sorted(fetched.items()) if stored is not None}
+        related = self._related(citations, cold, claimed)
         vocabulary = vocabulary_of(
             [c for c in (*compiled.values(), *related.values()) if isinstance(c, Criteria)], self.lexicon
         )
@@ -108,13 +120,14 @@ class ColdVerifier:
             ))
         return results
 
-    def _related(self, citations: Sequence[Citation], cold: CorpusStore) -> dict[str, Criteria | Any]:
+    def _related(self, citations: Sequence[Citation], cold: CorpusStore,
+                 claimed: dict[str, str] | None = None) -> dict[str, Criteria | Any]:
         """Rider and designating clauses a claim names, re-fetched and compiled afresh."""
         ids = sorted({i for c in citations for i in (*c.claim.riders, *c.claim.designations, *c.claim.references)})
         out: dict[str, Any] = {}
         for clause_id in ids:
             stored = cold.clause(clause_id)
-            out[clause_id] = self._compile(stored) if stored is not None else None
+            out[clause_id] = self._compile(stored, (claimed or {}).get(clause_id), cold) if stored is not None else None
         return out
 
     def _supports(self, compiled: Any, claim: Claim, facts: Any, related: dict[str, Any], clause_id: str = "") -> bool:

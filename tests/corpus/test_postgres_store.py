@@ -64,6 +64,25 @@ def test_triggers_refuse_every_rewrite(pg: PostgresStore, pg_url: str) -> None:
     assert pg.clause(C1) is not None and pg.clause(C1).effective_end is not None  # type: ignore[union-attr]
 
 
+def test_criteria_revisions_are_append_only_with_four_eyes_as_in_sqlite(pg: PostgresStore, pg_url: str) -> None:
+    """The twin of SQLite's m004: a revision row and its approvals are never rewritten, and the database
+    itself refuses an approval by the revision's author (whatever the case or spacing of the name)."""
+    pg.add(corpus_of(base_data()))
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("INSERT INTO criteria_revisions (id, clause_id, clause_sha256, role, criteria, author, note, "
+                     "created_at, content_hash) VALUES ('cr-1', %s, 'h', 'criteria', '{}', 'Ana', 'n', 't', 'c')", (C1,))
+        conn.execute("INSERT INTO criteria_approvals (revision_id, approved_by, approved_at) VALUES ('cr-1', 'bo', 't')")
+    assert "four eyes" in refused(pg_url, "INSERT INTO criteria_approvals (revision_id, approved_by, approved_at) "
+                                          "VALUES ('cr-1', ' ana ', 't')")
+    assert "foreign key" in refused(pg_url, "INSERT INTO criteria_revisions (id, clause_id, clause_sha256, role, "
+                                            "criteria, author, note, created_at, content_hash) "
+                                            "VALUES ('cr-2', 'NO.SUCH.CLAUSE', 'h', 'criteria', '{}', 'a', 'n', 't', 'c')")
+    for sql in ("UPDATE criteria_revisions SET criteria = '{\"rules\": []}'", "DELETE FROM criteria_revisions",
+                "TRUNCATE criteria_revisions CASCADE", "UPDATE criteria_approvals SET approved_by = 'ana'",
+                "DELETE FROM criteria_approvals", "TRUNCATE criteria_approvals"):
+        assert "append-only" in refused(pg_url, sql), sql
+
+
 def test_the_same_content_has_the_same_fingerprint_and_migrations_in_both_backends(pg: PostgresStore, pg_url: str) -> None:
     demo = load_demo()
     pg.add(demo)

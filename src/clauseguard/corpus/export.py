@@ -1,6 +1,8 @@
 """Writing a corpus back out in the interchange format: one YAML (or JSON) file, same corpus, same bytes.
 
-It never writes a half file (write beside, then rename) and never changes what it exports.
+With the store's criteria revisions, each clause's newest approved revision is written as its
+`criteria`, so a corpus moves between stores with its rules. It never writes a half file (write
+beside, then rename) and never changes a clause's text.
 """
 
 from __future__ import annotations
@@ -8,12 +10,14 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any, Final
 
 import yaml
 
+from clauseguard.corpus.criteria import criteria_to_json
 from clauseguard.corpus.model import Corpus
 
 # Keys kept even when null: an open end and an open contract say something.
@@ -75,8 +79,29 @@ def corpus_json(corpus: Corpus) -> str:
     return json.dumps(corpus_data(corpus), indent=2, ensure_ascii=False, default=_default) + "\n"
 
 
-def export_corpus(corpus: Corpus, path: Path) -> Path:
-    """Write the corpus to `path` (JSON when it ends in .json, else YAML), replacing it whole."""
+def with_revisions(corpus: Corpus, revisions: Mapping[str, Any]) -> Corpus:
+    """The corpus with each clause that has an approved criteria revision carrying it as its `criteria`
+    (`revisions`: clause id -> revision, anything with `read(clause_text)`, clauseguard.authoring)."""
+    if not revisions:
+        return corpus
+    documents = []
+    for doc in corpus.documents:
+        versions = []
+        for version in doc.versions:
+            clauses = tuple(
+                c.model_copy(update={"criteria": criteria_to_json(revisions[c.id].read(c.text))})
+                if c.id in revisions else c
+                for c in version.clauses
+            )
+            versions.append(version.model_copy(update={"clauses": clauses}))
+        documents.append(doc.model_copy(update={"versions": tuple(versions)}))
+    return corpus.model_copy(update={"documents": tuple(documents)})
+
+
+def export_corpus(corpus: Corpus, path: Path, revisions: Mapping[str, Any] | None = None) -> Path:
+    """Write the corpus to `path` (JSON when it ends in .json, else YAML), replacing it whole; with
+    `revisions`, each clause's approved revision as its `criteria`."""
+    corpus = with_revisions(corpus, revisions or {})
     text = corpus_json(corpus) if path.suffix.lower() == ".json" else corpus_yaml(corpus)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".writing", dir=path.parent)

@@ -168,7 +168,39 @@ BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: a version is closed 
     + refuse_update_delete("version_seals")
 )
 
-# (id, sql), applied in this order; ids are timestamped so their order reads at a glance.
+# Criteria revisions (clauseguard.authoring): an analyst's criteria for a clause, append-only like the
+# clause they encode, each used only once someone other than its author has approved it.
+_CRITERIA_REVISIONS: Final = (
+    """
+CREATE TABLE criteria_revisions (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id            TEXT NOT NULL UNIQUE,
+    clause_id     TEXT NOT NULL REFERENCES clauses(id),
+    clause_sha256 TEXT NOT NULL,
+    role          TEXT NOT NULL,
+    criteria      TEXT NOT NULL,
+    author        TEXT NOT NULL,
+    note          TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    content_hash  TEXT NOT NULL
+);
+CREATE INDEX criteria_revisions_clause ON criteria_revisions (clause_id, seq);
+CREATE TABLE criteria_approvals (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    revision_id TEXT NOT NULL REFERENCES criteria_revisions(id),
+    approved_by TEXT NOT NULL,
+    approved_at TEXT NOT NULL,
+    UNIQUE (revision_id, approved_by)
+);
+CREATE TRIGGER criteria_approvals_four_eyes BEFORE INSERT ON criteria_approvals
+WHEN EXISTS (SELECT 1 FROM criteria_revisions r WHERE r.id = NEW.revision_id
+             AND lower(trim(r.author)) = lower(trim(NEW.approved_by)))
+BEGIN SELECT RAISE(ABORT, 'four eyes: a criteria revision is approved by someone other than its author'); END;
+"""  # noqa: S608 - fixed DDL, no input
+    + refuse_update_delete("criteria_revisions", "the criteria revision log")
+    + refuse_update_delete("criteria_approvals", "the criteria revision log")
+)
+
 # A clause or table that runs onto later pages keeps its last page and the label printed there
 # (issue 13).
 _CLAUSE_PAGE_END: Final = """
@@ -176,10 +208,12 @@ ALTER TABLE clauses ADD COLUMN page_end INTEGER;
 ALTER TABLE clauses ADD COLUMN page_end_label TEXT;
 """
 
+# (id, sql), applied in this order; ids are timestamped so their order reads at a glance.
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("m001_20250101_initial_schema", _INITIAL_SCHEMA),
     ("m002_20261201_version_seals", _SEALS),
     ("m003_20261201_clause_page_end", _CLAUSE_PAGE_END),
+    ("m004_20261201_criteria_revisions", _CRITERIA_REVISIONS),
 ]
 
 

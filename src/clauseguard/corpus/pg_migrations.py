@@ -129,11 +129,41 @@ EXECUTE FUNCTION clauseguard_close_is_recorded();
     + refuse_update_delete("version_seals")
 )
 
+# Criteria revisions (clauseguard.authoring), the twin of SQLite's m004: append-only, four eyes in the database.
+_CRITERIA_REVISIONS: Final = (
+    f"""
+CREATE TABLE criteria_revisions (
+    seq BIGSERIAL PRIMARY KEY, id {T} NOT NULL UNIQUE, clause_id {T} NOT NULL REFERENCES clauses(id),
+    clause_sha256 TEXT NOT NULL, role TEXT NOT NULL, criteria TEXT NOT NULL, author TEXT NOT NULL,
+    note TEXT NOT NULL, created_at TEXT NOT NULL, content_hash TEXT NOT NULL
+);
+CREATE INDEX criteria_revisions_clause ON criteria_revisions (clause_id, seq);
+CREATE TABLE criteria_approvals (
+    seq BIGSERIAL PRIMARY KEY, revision_id {T} NOT NULL REFERENCES criteria_revisions(id),
+    approved_by TEXT NOT NULL, approved_at TEXT NOT NULL, UNIQUE (revision_id, approved_by)
+);
+CREATE FUNCTION clauseguard_criteria_four_eyes() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM criteria_revisions r WHERE r.id = NEW.revision_id
+             AND lower(btrim(r.author)) = lower(btrim(NEW.approved_by))) THEN
+    RAISE EXCEPTION 'four eyes: a criteria revision is approved by someone other than its author'
+      USING ERRCODE = 'restrict_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER criteria_approvals_four_eyes BEFORE INSERT ON criteria_approvals FOR EACH ROW
+EXECUTE FUNCTION clauseguard_criteria_four_eyes();
+"""  # noqa: S608 - fixed DDL, no input
+    + refuse_update_delete("criteria_revisions", "the criteria revision log")
+    + refuse_update_delete("criteria_approvals", "the criteria revision log")
+)
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("m001_20250101_initial_schema", _INITIAL_SCHEMA),
     ("m002_20261201_version_seals", _SEALS),
     ("m003_20261201_clause_page_end", "ALTER TABLE clauses ADD COLUMN page_end INTEGER; "
                                       "ALTER TABLE clauses ADD COLUMN page_end_label TEXT;"),
+    ("m004_20261201_criteria_revisions", _CRITERIA_REVISIONS),
 ]
 
 AUDIT_MIGRATIONS: Final[list[tuple[str, str]]] = [

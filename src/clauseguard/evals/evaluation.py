@@ -64,9 +64,12 @@ def check_suite(paths: Sequence[Path | str], corpus: Corpus) -> Checked:
 
 def run_checked(checked: Checked, engine: EngineLike, on_done: Callable[[Run], None] | None = None) -> Scored:
     """Run the valid cases through the engine and score them."""
-    if engine.corpus_fingerprint != checked.facts.fingerprint:
+    # labels are checked against the corpus model; criteria revisions (in the engine's fingerprint) do not change it
+    corpus = getattr(engine, "corpus", None)
+    answering = corpus.fingerprint() if corpus is not None else engine.corpus_fingerprint
+    if answering != checked.facts.fingerprint:
         raise EngineMismatchError(
-            f"the engine answers over corpus {engine.corpus_fingerprint}, but the labels were checked against "
+            f"the engine answers over corpus {answering}, but the labels were checked against "
             f"{checked.facts.fingerprint}; build the engine from the same --corpus"
         )
     runs = run_cases(checked.valid_cases, engine, on_done=on_done)

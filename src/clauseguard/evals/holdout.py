@@ -45,6 +45,7 @@ class Part:
     cases: tuple[str, ...]
     roles: str | None = None  # blind role labels of this corpus's clauses (compile rate)
     phrasebook: str | None = None
+    criteria: dict[str, str] | None = None  # a reviewed criteria sheet to evaluate with: {sheet, author, approved_by, note}
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ def repo_root(start: Path) -> Path:
 def load_manifest(folder: Path) -> Manifest:
     data = yaml.safe_load((folder / "suite.yaml").read_text(encoding="utf-8"))
     halves = {
-        half: tuple(Part(str(p["corpus"]), tuple(p.get("cases", ())), p.get("roles"), p.get("phrasebook"))
+        half: tuple(Part(str(p["corpus"]), tuple(p.get("cases", ())), p.get("roles"), p.get("phrasebook"),
+                         p.get("criteria"))
                     for p in data["halves"][half])
         for half in HALVES if half in data.get("halves", {})
     }
@@ -155,7 +157,14 @@ def run_part(root: Path, part: Part) -> dict[str, Any]:
     if part.cases:
         corpus = load_demo() if target == "demo" else load_path(target)
         checked = check_suite([root / c for c in part.cases], corpus)
-        engine = Engine(open_corpus(str(target), None)).warm_up()
+        opened = open_corpus(str(target), None)
+        if part.criteria:  # the suite's reviewed criteria revisions (clauseguard.authoring), in this throwaway store
+            from clauseguard.authoring.submit import apply_reviewed_sheet
+
+            sheet = part.criteria
+            apply_reviewed_sheet(opened, root / sheet["sheet"], author=sheet["author"],
+                                 approved_by=sheet["approved_by"], note=sheet["note"])
+        engine = Engine(opened).warm_up()
         scored = run_checked(checked, engine)
         doc = scored.document
         out["invalid_cases"] = len(doc.get("invalid_cases", ()))

@@ -25,6 +25,7 @@ from clauseguard import __version__
 from clauseguard.interfaces.http import docs, errors
 from clauseguard.interfaces.http.answers import answers_router
 from clauseguard.interfaces.http.auth import API_KEYS_ENV, api_keys_from_env, key_guard
+from clauseguard.interfaces.http.criteria import criteria_router
 from clauseguard.interfaces.http.lookups import lookups_router
 from clauseguard.interfaces.http.service import install_probes, service_router
 from clauseguard.interfaces.impact_api import impact_router
@@ -78,6 +79,7 @@ def create_app(
     v1.include_router(answers_router(worker))
     v1.include_router(lookups_router(worker))
     v1.include_router(service_router())
+    v1.include_router(criteria_router(worker))
     app.include_router(v1)
     app.include_router(impact_router(lambda: worker.built), dependencies=[Depends(key_guard(keys))])
     install_probes(app, worker)

@@ -18,6 +18,7 @@ import typer
 from clauseguard.errors import ClauseguardError, CorpusError, EnvironmentFailure
 from clauseguard.interfaces import (
     batch_commands,
+    criteria_commands,
     demo_commands,
     eval_commands,
     ingest_commands,
@@ -327,6 +328,10 @@ def replay_command(
             out.print(f"  version changed behind the store's back (seal or end date): {key}")
         for closed in result.get("closed_since", []):
             out.print(f"  closed since, by its recorded timeline event: {closed['version']} on {closed['effective_end']}")
+        for revision_id in result.get("tampered_revisions", []):
+            out.print(f"  criteria revision changed in the store: {revision_id}")
+        for revision_id in result.get("missing_revisions", []):
+            out.print(f"  criteria revision no longer in the store: {revision_id}")
     if not result["match"]:
         raise typer.Exit(1)
 
@@ -340,6 +345,7 @@ reading_commands.register(corpus_app)
 serve_commands.register(app)
 record_commands.register(app)
 demo_commands.register(app, model_app)
+criteria_commands.register(app)
 batch_commands.register(app)
 
 

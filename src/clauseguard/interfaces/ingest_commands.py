@@ -258,10 +258,11 @@ def export_command(
     """Write the corpus (by default the persistent store) out in the interchange format."""
     opened = _options(ctx).opened()
     target = path / "corpus.yaml" if path.is_dir() else path
+    from clauseguard.authoring.revisions import active_revisions
     from clauseguard.corpus.export import export_corpus
     from clauseguard.corpus.stats import corpus_stats
 
-    written = export_corpus(opened.corpus, target)
+    written = export_corpus(opened.corpus, target, revisions=active_revisions(opened.store))
     stats = corpus_stats(opened.corpus)
     if as_json:
         _print_json({"path": str(written), "from": opened.description, **stats})

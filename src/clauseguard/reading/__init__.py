@@ -7,6 +7,7 @@ corpus store, the network or a model.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from clauseguard.corpus.criteria import Criteria, criteria_from_json
@@ -16,9 +17,15 @@ from clauseguard.reading.lexicon import Lexicon, default_lexicon
 READER_ENV = "CLAUSEGUARD_READER"
 
 
-def clause_criteria(clause: Any, lexicon: Lexicon | None = None) -> Criteria | Refusal:
-    """A clause's criteria: its own policy-as-code when the corpus gives it, else its prose read by
-    the rule compiler (a clause that decides nothing has empty criteria)."""
+def clause_criteria(
+    clause: Any, lexicon: Lexicon | None = None, authored: Mapping[str, Any] | None = None
+) -> Criteria | Refusal:
+    """A clause's criteria: an approved criteria revision when `authored` holds one for it (anything
+    with `read(clause_text)`, clauseguard.authoring), else its own policy-as-code when the corpus gives
+    it, else its prose read by the rule compiler (a clause that decides nothing has empty criteria)."""
+    revision = authored.get(clause.id) if authored else None
+    if revision is not None:
+        return revision.read(clause.text)  # type: ignore[no-any-return]
     if getattr(clause, "criteria", None) is not None:
         return criteria_from_json(clause.criteria, clause.text)
     lex = lexicon or default_lexicon()

@@ -197,7 +197,7 @@ async function renderDetermination(r, request = {}) {
       h("ul", {}, r.missing_facts.map((m) => h("li", { "data-testid": "missing-fact" }, typeof m === "string" ? m : JSON.stringify(m))))) : null);
   const cards = r.citations.map((c) => clauseCard(c.clause_id, {
     testid: "citation", quote: c.quote,
-    extra: [h("p", { class: "statement" }, c.statement),
+    extra: [h("p", { class: "statement" }, c.statement), c.read_by ? readByLine(c.read_by) : null,
       h("ul", { class: "checks", "aria-label": "verification checks" }, Object.entries(c.checks || {}).map(([name, ok]) =>
         h("li", { class: ok ? "ok" : "fail", "data-check": name }, `${ok ? "✓" : "✗"} ${name}`)))],
   }));

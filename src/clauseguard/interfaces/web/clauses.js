@@ -72,13 +72,14 @@ async function openClauseDialog(id) {
     const timeline = await renderTimeline(clause.document_id, reason
       ? { others: new Set([clause.version]), why: () => `${clause.version} does not govern this request: ${reason}.` }
       : { marks: { [clause.version]: "this clause" } });
-    body.replaceChildren(
+    body.replaceChildren();
+    append(body, [  // append skips the absent parts (replaceChildren would print "null")
       reason ? h("p", { class: "not-eligible", role: "note", "data-testid": "not-eligible" },
         h("b", {}, "Not eligible for this request"), ` — ${reason}. It was excluded before ranking; do not cite it.`) : null,
       h("p", { class: "meta" }, clauseMeta(clause)),
-      h("p", { class: "clause-text" }, clause.text),
+      criteriaPanel(id, clause.text),
       h("h3", {}, "Version timeline"), timeline,
-    );
+    ]);
   } catch (error) {
     body.replaceChildren(h("p", { class: "error" }, error.message));
   }
