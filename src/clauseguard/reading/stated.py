@@ -279,10 +279,10 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
         end = m.start("noun") + len(" ".join(kept))
         found.append((m.start(), end, "count", n, f"{_fmt(n)} {item}", item))
         taken.append((m.start(), end))
-    if (m := _NUMBER_OF.search(piece)) and (n_m := _RAISED_TO.search(piece, m.end())):
+    if (of_m := _NUMBER_OF.search(piece)) and (n_m := _RAISED_TO.search(piece, of_m.end())):
         n = number_of(n_m.group("num"))
         if n is not None and free(n_m.start("num"), n_m.end()):
-            item = m.group("noun").casefold()
+            item = of_m.group("noun").casefold()
             found.append((n_m.start("num"), n_m.end(), "count", n, f"{_fmt(n)} {item}", item))
             taken.append((n_m.start("num"), n_m.end()))
     for m in _TIMES.finditer(piece):
