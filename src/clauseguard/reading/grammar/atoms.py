@@ -12,10 +12,11 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from clauseguard.corpus.criteria import (
     Age,
+    AllOf,
     Amount,
     AnyOf,
     Atom,
@@ -214,7 +215,7 @@ class Reader:
         vals = values(self.text[a:b])
         if not vals:
             if const is not None and const["kind"] == "age":
-                return Age(self.fresh(), self.span(a, b), comparator=const["comparator"], value=float(const["value"]))
+                return self._adult(a, b, const)
             return None
         if len(vals) > 1 and not all(v.per for v in vals):
             return None  # several numbers in one criterion: read by the list reader, not here
@@ -257,6 +258,21 @@ class Reader:
             return None  # "at least one bladder medication": a count of things, not a measured quantity
         return Measure(self.fresh(), self.span(a, b), quantity=quantity, comparator=v.comparator,  # type: ignore[arg-type]
                        value=v.value, unit=v.unit, per=v.per)
+
+    def _adult(self, a: int, b: int, const: dict[str, Any]) -> Node | None:
+        """"The patient is an adult": an age; "... is an adult with chronic plaque psoriasis": an age and
+        a condition (drug policy); any other words beside the age word are unread, never dropped."""
+        age = Age(self.fresh(), self.span(a, b), comparator=const["comparator"], value=float(const["value"]))
+        start = _skip_space(self.folded, self._person_end(a, b))
+        m = re.match(r"(?:(?:is|are|must be|be)\s+)?(?:(?:a|an)\s+)?(?:adult|adults)(?:\s+patients?)?\b\s*", self.folded[start:b])
+        if m is None:
+            return None
+        rest = start + m.end()
+        if not self.folded[rest:b].strip(" .,;"):
+            return age
+        led = re.match(r"with\s+", self.folded[rest:b])
+        said = self.condition(rest + led.end(), b) if led else None
+        return AllOf((age, said)) if said is not None else None
 
     def _quantity(self, a: int, b: int, v: Value) -> str | None:
         """What a number measures: the words before it ("an HbA1c of"), else those after it."""

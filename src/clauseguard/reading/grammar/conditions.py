@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from clauseguard.corpus.criteria import AllOf, AnyOf, AtLeast, Node, Not, Ref, Span, with_mark
+from clauseguard.corpus.criteria import AllOf, AnyOf, AtLeast, Node, Not, Ref, Span, Treatment, with_mark
 from clauseguard.reading.grammar.atoms import Reader
 from clauseguard.reading.grammar.result import Unread
 from clauseguard.reading.grammar.statement import Tok
@@ -176,6 +176,9 @@ class ConditionReader:
             return inline
         pieces = self._split(_CLAUSE_JOIN, a, b)
         if pieces is not None:
+            whole = self.atoms.therapies.therapy(a, b)
+            if isinstance(whole, Treatment) and len(whole.statuses) > 1:
+                return Reading(whole, [])  # "has failed or did not tolerate at least two agents": one therapy
             return self._combine(pieces)
         return self._one(a, b)
 

@@ -43,6 +43,7 @@ from clauseguard.reading.grammar.trees import (
     leading_diagnosis,
     lifted,
     marked_atoms,
+    stated_diagnosis,
     walk_refs,
 )
 from clauseguard.reading.grammar.values import values
@@ -267,7 +268,8 @@ class ClauseCompiler:
         for heading in titles:
             title = self.parts.title_population(heading)
             if title is not None:
-                population.insert(0, title)
+                stated, when = stated_diagnosis(title, when)  # "Ulcerative Colitis." over "ii. ... moderately to
+                population.insert(0, stated or title)          # severely active ulcerative colitis": the item's words
                 break
         if effect == "covered" and when and not population:
             kept, moved = leading_diagnosis(when)

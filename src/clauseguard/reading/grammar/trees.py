@@ -117,3 +117,30 @@ def lifted(rule: Rule, lifts: list[Node]) -> Rule:
     nots: list[Node] = [Not(n) for n in lifts]
     parts = [rule.trigger, *nots] if rule.trigger is not None else nots
     return dataclasses.replace(rule, trigger=AllOf(tuple(parts)))  # type: ignore[arg-type]
+
+
+def stated_diagnosis(title: Node, when: list[Node]) -> tuple[Node | None, list[Node]]:
+    """The criteria list's own statement of the diagnosis a heading names ("Initial Approval (plaque
+    psoriasis)" over "1. ... chronic moderate to severe plaque psoriasis"): it is the population, with
+    its severity, and no longer a requirement beside it (drug policy, medical policy)."""
+    if not isinstance(title, Condition) or len(when) != 1 or not isinstance(when[0], AllOf):
+        return None, when
+    named = set(title.concept.split())
+
+    def same(node: Node) -> bool:
+        return isinstance(node, Condition) and named <= set(node.concept.split())
+
+    kids = when[0].children
+    for n, kid in enumerate(kids):
+        inner = kid.children if isinstance(kid, AllOf) else ()
+        if same(kid):
+            rest = kids[:n] + kids[n + 1:]
+        elif any(same(k) for k in inner):  # "1. The patient is an adult with chronic ... plaque psoriasis"
+            found = next(k for k in inner if same(k))
+            left = tuple(k for k in inner if k is not found)
+            kid, rest = found, kids[:n] + (left[0] if len(left) == 1 else dataclasses.replace(kids[n], children=left),) + kids[n + 1:]  # type: ignore[arg-type]
+        else:
+            continue
+        body: Node = rest[0] if len(rest) == 1 else dataclasses.replace(when[0], children=rest)
+        return kid, [body]
+    return None, when
