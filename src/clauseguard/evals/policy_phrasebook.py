@@ -178,6 +178,13 @@ class _Judge:
             return self.node(spec["routing"]["unless"], got.condition)
         ref = spec["ref"]
         if not isinstance(got, Ref):
+            # the compiled reference was expanded to the in-entry items it names (expand()): the same reference
+            labels = [str(x).strip("()").lower() for x in ref.get("to", ())]
+            if labels and all(m in self.marks for m in labels):
+                named = [self.marks[m] for m in labels]
+                items = list(got.children) if isinstance(got, AllOf) and len(named) > 1 else [got]
+                if len(items) == len(named) and all(a is b for a, b in zip(items, named, strict=True)):
+                    return None
             return f"expected a reference to {ref.get('to')}, got {type(got).__name__}"
         if {str(x).strip("()").lower() for x in ref.get("to", ())} != {x.lower() for x in got.labels}:
             return f"reference to {ref.get('to')}, got {list(got.labels)}"

@@ -207,7 +207,7 @@ class StatementParts:
             return span, None
         start, end, name = found[0]
         a = span.start + end
-        if re.search(r"\(\s*(?:HCPCS\s+|CPT\s+)?" + CODES.pattern + r"[^()]*\)\s*$", span.text[end:]):
+        if re.search(r"\(\s*(?:HCPCS\s+|CPT\s+|codes?\s+)?" + CODES.pattern + r"[^()]*\)\s*$", span.text[end:], re.IGNORECASE):
             # "Oxygen contents for a portable system (E0443)", "a device without backup rate (E0470)": the
             # code in brackets at its end names the item, words and all (cms, medical)
             return span, None
