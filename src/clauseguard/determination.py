@@ -23,7 +23,7 @@ from clauseguard.reading.amend import Override, resolve_amendment
 from clauseguard.reading.compiler import Refusal, criteria_for_clause
 from clauseguard.reading.evaluate import ClauseReading, Decision, Evaluation, evaluate
 from clauseguard.reading.evaluate import decide as decide_clauses
-from clauseguard.reading.facts import FactSheet, QuantityFact, read_facts, vocabulary_of
+from clauseguard.reading.facts import FactSheet, QuantityFact, Structured, read_facts, vocabulary_of
 from clauseguard.reading.lexicon import Lexicon
 from clauseguard.requests import DeterminationRequest
 from clauseguard.responses import (
@@ -172,6 +172,7 @@ def read(
     facts = read_facts(
         pf.narrative.fact_text, tuple(c.strip() for c in req.diagnosis_codes),
         tuple(c.strip() for c in req.procedure_codes), lexicon, vocabulary_of(criteria, lexicon),
+        as_of=pf.as_of, structured=Structured.of(req, pf.as_of),
     )
     if extra_facts:
         facts = replace(facts, facts=facts.facts + tuple(extra_facts))
@@ -385,6 +386,7 @@ def determine(
         payer_id=req.payer_id, plan_id=req.plan_id, as_of=day,
         procedure_codes=tuple(c.strip() for c in req.procedure_codes),
         diagnosis_codes=tuple(c.strip() for c in req.diagnosis_codes), fact_text=pf.narrative.fact_text,
+        structured=Structured.of(req, day),
     )
     cold = store.reopen()
     try:
