@@ -70,6 +70,9 @@ def _settle(note: Note, m: Mention, modifiers: tuple[Any, ...]) -> bool:
     found: dict[str, Any] = {}
     for mod in modifiers:
         found.setdefault(str(mod.category), mod)
+    for when, then in rules.combinations:
+        if when <= set(found):
+            found.setdefault(then, found[sorted(when)[0]])
     m.categories = tuple(sorted(found))
     for category in rules.precedence:
         if category in found:

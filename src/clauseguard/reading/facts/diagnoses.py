@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from clauseguard.corpus.criteria import Span
 from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import C, Note
 from clauseguard.reading.facts.sheet import NARRATIVE, ConditionFact, FactCertainty, GapFact
@@ -48,12 +49,13 @@ def condition_facts(note: Note, mentions: list[Mention]) -> tuple[list[Condition
         status = m.status
         if m.assertion == "planned":
             status = "unknown"  # expected or hoped for, not yet so
-        duration = _lasting(note, m) if status == "present" else None
+        lasting = _lasting(note, m) if status == "present" else None
         out.append(ConditionFact(
             m.name, status, NARRATIVE, note.span(m.start, m.end), certainty, severity, qualifiers,  # type: ignore[arg-type]
             is_documented, is_history, within_days=_window_after(note, m.end), ago_days=_dated(note, m),
             assertion=m.assertion,  # type: ignore[arg-type]
-            duration_days=duration, resolved=m.assertion == "historical",
+            duration_days=lasting[0] if lasting else None, duration_span=lasting[1] if lasting else None,
+            resolved=m.assertion == "historical",
         ))
     return out, gaps
 
@@ -131,15 +133,15 @@ def _severity_after(note: Note, m: Mention, conditions: list[Mention]) -> tuple[
     return _severity(note, normalise(hit.group("s")).split())
 
 
-def _lasting(note: Note, m: Mention) -> float | None:
+def _lasting(note: Note, m: Mention) -> tuple[float, Span] | None:
     """How long a condition has lasted, written right after it ("LBP x 8 weeks", "since 03/01/2024")."""
     _, right = note.clause_bounds(m.end, stop_words=False)
     found = duration_in(note, m.end, min(right, m.end + 60))
     if found is None:
         return None
-    days, start, _end = found
+    days, start, end = found
     between = note.clean[m.end:start]
-    return days if len(between.split()) <= 6 and not re.search(r"[;(]", between) else None
+    return (days, note.span(start, end)) if len(between.split()) <= 6 and not re.search(r"[;(]", between) else None
 
 
 def _dated(note: Note, m: Mention) -> tuple[float, float] | None:

@@ -15,7 +15,7 @@ from clauseguard.corpus.criteria import Period
 from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import NUMBER_TOKEN, C, Note
 from clauseguard.reading.facts.sheet import GapFact, MeasureFact
-from clauseguard.reading.facts.values import bmi_fact, rate_in
+from clauseguard.reading.facts.values import body_measures, bmi_fact, rate_in
 from clauseguard.reading.lexicon import normalise
 
 _LEAD: Final = (r"^\s*(?:(?:level|value|result|reading|remains|remained|now|today|currently|measured|of\s+about|about|"
@@ -108,6 +108,9 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
         status = "unknown" if hedged else "present"
         out.append(MeasureFact(q.name, status, note.span(span_start, span_end), value, comparator, unit, per,  # type: ignore[arg-type]
                                assertion=_assertion(q)))
+    for name, (_value, start, end, written, unit) in body_measures(note).items():
+        if written is not None and not any(f.quantity == name for f in out):
+            out.append(MeasureFact(name, "present", note.span(start, end), written, "==", unit))
     bmi = bmi_fact(note)
     if bmi is not None and not any(f.quantity == "body mass index" and f.value is not None for f in out):
         out.append(bmi)

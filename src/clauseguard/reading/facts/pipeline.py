@@ -107,8 +107,7 @@ class Pipeline:
         direction = "BIDIRECTIONAL" if len(directions) > 1 or "both" in directions else cue.direction.upper()
         kinds = {k for c in cues for k in c.kinds}
         allowed = {KIND_LABELS[k] for k in kinds} if all(c.kinds for c in cues) else None
-        forward = next((c for c in cues if c.direction == "forward"), None)
-        terminated_by = set(forward.breaks) if forward is not None and forward.scope == "list" else None
+        terminated_by = {b for c in cues for b in c.breaks} or None
         checks = {c.direction: self._scope_check(c) for c in cues}
         if direction == "BIDIRECTIONAL":
             after = checks.get("forward") or checks.get("both")
@@ -250,13 +249,20 @@ def _between(target: Span, modifier: Span) -> Span:
 
 
 _CLAUSE_STOPS: Final = frozenset({",", ";"})
+_LABEL_MARKS: Final = frozenset({":", "-", "–", "—"})
 _CLAUSE_REACH: Final = 10
 
 
 def _clause_scope(target: Span, modifier: Span, between: Span) -> bool:
     """Within one clause: a few words and no clause punctuation between cue and mention; punctuation
-    alone may separate them ("arthritis, to be confirmed", "papilledema - questionable")."""
+    alone may separate them ("arthritis, to be confirmed", "papilledema - questionable"); a form's answer
+    covers its whole label ("Visit within prior 6 months to evaluate ...: no record provided")."""
     if all(t.is_punct or t.is_space for t in between):
+        return True
+    words = [t for t in between if not t.is_space]
+    answer = modifier[0].text in _LABEL_MARKS  # the cue carries the label's mark: ": no", "- none"
+    if target.end <= modifier.start and words and (answer or words[-1].text in _LABEL_MARKS) and not any(
+            t.text in (".", ";", ":") for t in (words if answer else words[:-1])) and all(t.sent == modifier.sent for t in words):
         return True
     return len(between) <= _CLAUSE_REACH and not any(t.text in _CLAUSE_STOPS for t in between)
 

@@ -92,7 +92,7 @@ def read_facts(
     counts = count_facts(note, mentions)
     facts.extend(counts)
     history, missing = history_facts(note, mentions)
-    facts.extend(f for f in history if not counted(f, counts))
+    facts.extend(f for f in history if not counted(note, f, counts))
     gaps.extend(missing)
     facts.extend(quantity_facts(note, pipeline, mentions, vocab))
     facts.extend(documentation_facts(note, mentions))

@@ -40,7 +40,7 @@ class Cue:
     pattern: tuple[Mapping[str, Any], ...] | None = None
     kinds: tuple[str, ...] = ()
     suspicion: bool = False
-    breaks: tuple[str, ...] = ("CLAUSE_BREAK",)
+    breaks: tuple[str, ...] = ("CLAUSE_BREAK", "SEMICOLON")
 
     @property
     def name(self) -> str:
@@ -82,6 +82,7 @@ class Rules:
             self.categories[str(category)] = ({"other": str(meaning)} if isinstance(meaning, str)
                                               else {str(k): str(v) for k, v in meaning.items()})
         self.precedence = tuple(str(c) for c in context.get("precedence", ()))
+        self.combinations = tuple((frozenset(map(str, when)), str(then)) for when, then in context.get("combinations", ()))
         unknown = set(self.precedence) - set(self.categories)
         if unknown:
             raise RulesError(f"fact rules context.yaml: precedence names unknown categories {sorted(unknown)}")
@@ -107,7 +108,9 @@ class Rules:
                 raise RulesError(f"{where}: types must be among {', '.join(KINDS)}")
             common = {"category": str(spec["category"]), "direction": direction, "scope": scope, "kinds": kinds,
                       "suspicion": str(spec.get("suspicion", "")).lower() in ("true", "yes"),
-                      "breaks": tuple(str(b) for b in spec.get("breaks", ("CLAUSE_BREAK",)))}
+                      "breaks": tuple(str(b) for b in spec.get(
+                          "breaks", ("CLAUSE_BREAK", "SEMICOLON") if scope == "list" and direction == "forward"
+                          else ("SEMICOLON",)))}
             for literal in spec.get("literals", ()):
                 out.append(Cue(literal=str(literal).lower(), **common))  # type: ignore[arg-type]
             for pattern in spec.get("patterns", ()):

@@ -48,7 +48,9 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
         if not (has_cue or ago or window):
             continue
         concepts = (m.name,) if m.kind == "service" else ()
-        span = note.span(s_start + (len(clause) - len(clause.lstrip())), s_end)
+        # the service and what dates or counts it, no more of the sentence than that
+        dated_end = max([m.end] + [s_start + x.end() for x in (ago, window) if x is not None])
+        span = note.span(min([m.start] + [s_start + x.start() for x in (ago, window) if x is not None]), dated_end)
         ago_days = note.days_of(ago.group("n"), ago.group("t")) if ago else None
         within = note.period_text(window.group("w")) if window else None
         if m.status == "absent":
@@ -145,11 +147,12 @@ def _count_window(note: Note, text: str) -> Period | None:
     return period if period is not None and period.unit != "year" else None
 
 
-def counted(fact: ServiceFact, counts: list[ServiceFact]) -> bool:
-    """A history fact the stated count of the same service already says more precisely."""
+def counted(note: Note, fact: ServiceFact, counts: list[ServiceFact]) -> bool:
+    """A history fact the stated count of the same service (in its sentence) already says more precisely."""
     if fact.span is None:
         return False
-    return any(c.span is not None and fact.span.start <= c.span.start and c.span.end <= fact.span.end
+    sentence = note.sentence_of(fact.span.start)
+    return any(c.span is not None and note.sentence_of(c.span.start) == sentence
                and (not c.concepts or not fact.concepts or c.concepts == fact.concepts) for c in counts)
 
 

@@ -46,6 +46,7 @@ class ConditionFact:
     ago_days: tuple[float, float] | None = None  # when a stated finding or document was made: (fewest, most) days ago
     assertion: Assertion = "affirmed"
     duration_days: float | None = None  # how long it has lasted ("LBP x 8 weeks", "since 03/01/2024")
+    duration_span: Span | None = None
     resolved: bool = False  # an episode stated to be over ("resolved", "in remission")
 
 
@@ -68,6 +69,7 @@ class TherapyFact:
     rate: Rate | None = None
     drug: str | None = None  # the drug dictionary's generic name, when it named the drug
     brand: str | None = None
+    response: str | None = None  # "failed" or "inadequate response", when the narrative says which in words
 
 
 @dataclass(frozen=True)

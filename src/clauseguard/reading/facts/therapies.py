@@ -44,9 +44,10 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
                 (denied if negated else statuses).append(status)
         if "contraindicated" in statuses:
             statuses = [s for s in statuses if s != "treated"]
+        nxt = next((t.start for t in therapies if t.start > m.start and t.start < right), right)
         duration = _therapy_duration(note, m, left, right)
         outcome = _outcome_in(note, left, right) if "failed" in statuses else None
-        out.append(_fact(note, m, statuses, denied, duration, outcome))
+        out.append(_fact(note, m, statuses, denied, duration, outcome, nxt))
     # status words with no therapy in their clause speak of the last therapy named before them in the
     # same sentence, unless a break ("but", "however", ";") lies between
     for status in _STATUSES:
@@ -92,13 +93,15 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
                 out[i] = replace(fact, duration_days=course.duration_days)
                 break
     out.extend(_unknown_therapies(note, therapies, mentions))
+    out = [replace(f, response=response_of(note, f)) if "failed" in f.statuses else f for f in out]
     return out, gaps
 
 
 def _fact(note: Note, m: Mention, statuses: list[str], denied: list[str], duration: float | None,
-          outcome: str | None) -> TherapyFact:
-    dose = dose_after(note, m.end, note.clause_bounds(m.end, stop_words=True)[1])
-    rate_found = rate_in(note, m.end, note.clause_bounds(m.end, stop_words=True)[1])
+          outcome: str | None, until: int) -> TherapyFact:
+    """`until`: where the next therapy of the clause starts (a dose or rate after it is that one's)."""
+    dose = dose_after(note, m.end, until)
+    rate_found = rate_in(note, m.end, until)
     rate = rate_found[0] if rate_found is not None and rate_found[1] - m.end <= 40 else None
     return TherapyFact(
         m.name, m.status, note.span(m.start, m.end), m.known,  # type: ignore[arg-type]
@@ -132,11 +135,9 @@ def _broken(note: Note, start: int, end: int) -> bool:
 
 def _course(note: Note, m: Mention) -> str | None:
     """current / completed / stopped, from words in the therapy's clause or its section."""
-    words = note.rules.values("course_words")
     left, right = note.clause_bounds(m.start, stop_words=True)
     found: dict[str, int] = {}
-    for course, phrases in words.items():
-        pattern = note.lexicon.pattern(tuple(normalise(p) for p in phrases), f"facts-course-{course}")
+    for course, pattern in _patterns(note, "course_words").items():
         for hit in pattern.finditer(note.clean, left, right):
             found[course] = min(found.get(course, 1 << 30), abs(hit.start() - m.start))
     if "stopped" in found:
@@ -158,17 +159,16 @@ def _outcome_in(note: Note, left: int, right: int) -> str | None:
 
 
 def response_of(note: Note, fact: TherapyFact) -> str | None:
-    """failed / inadequate_response, when the therapy's clause says which in so many words."""
+    """"failed" / "inadequate response", when the therapy's clause says which in so many words."""
     if fact.span is None:
         return None
     left, right = note.clause_bounds(fact.span.start, stop_words=True)
     found = None
-    for name, phrases in note.rules.values("response_words").items():
-        pattern = note.lexicon.pattern(tuple(normalise(p) for p in phrases), f"facts-response-{name}")
+    for name, pattern in _patterns(note, "response_words").items():
         if pattern.search(note.clean, left, right):
             if found is not None:
                 return None
-            found = str(name)
+            found = str(name).replace("_", " ")
     return found
 
 
@@ -197,6 +197,8 @@ def _therapy_duration(note: Note, m: Mention, left: int, right: int) -> float | 
         if re.search(rf"(?<![\w-])(?:{starts})\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I):
             found = re.match(rf"^\s+(?P<n>{N})[\s-]+{T}\s+ago\b", after, re.I)
     if found is not None:
+        if _required(note, m.end, right):
+            return None  # "six months of MDI are needed": a requirement someone states, not the course
         return note.days_of(found.group("n"), found.group("t"))
     # note shorthand after the drug and its dose: "MTX x3 mo", "SSZ 1 g BID x5 mo", "since 05/2024"
     shorthand = duration_in(note, m.end, right)
@@ -206,6 +208,19 @@ def _therapy_duration(note: Note, m: Mention, left: int, right: int) -> float | 
         if len(between.split()) <= 8 and not re.search(r"[;]", between):
             return days
     return None
+
+
+def _required(note: Note, start: int, end: int) -> bool:
+    return _patterns(note, "requirement_words")[""].search(note.clean, start, end) is not None
+
+
+def _patterns(note: Note, key: str) -> dict[str, re.Pattern[str]]:
+    """A values.yaml phrase table as patterns, built once per lexicon and rules ("" for a plain list)."""
+    def build(n: Note) -> dict[str, re.Pattern[str]]:
+        table = n.rules.values(key)
+        groups = table.items() if isinstance(table, dict) else (("", table),)
+        return {str(k): n.lexicon.pattern(tuple(normalise(str(p)) for p in v)) for k, v in groups}
+    return note.rules_derived(f"facts.patterns.{key}", build)  # type: ignore[no-any-return]
 
 
 def _unknown_therapies(note: Note, therapies: list[Mention], mentions: list[Mention]) -> list[TherapyFact]:
@@ -223,7 +238,7 @@ def _unknown_therapies(note: Note, therapies: list[Mention], mentions: list[Ment
         if phrase.split()[0] in note.rules.values("not_therapies"):
             continue
         days = note.days_of(m.group("n"), m.group("t"))
-        if days is None:
+        if days is None or _required(note, start, note.sentence_of(start)[1]):
             continue
         out.append(TherapyFact(phrase, "present", note.span(start, end), False, ("treated",), (), days))
     return out

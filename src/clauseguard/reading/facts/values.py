@@ -175,11 +175,12 @@ def _to(value: float, unit: str, target: str) -> float | None:
         return None
 
 
-def body_measures(note: Note) -> dict[str, tuple[float, int, int]]:
-    """Height (m) and weight (kg) when stated with a label and a physical unit, per sentence once each."""
+def body_measures(note: Note) -> dict[str, tuple[float, int, int, float | None, str]]:
+    """Height (m) and weight (kg) when stated with a label and a physical unit: (converted, start, end,
+    the value as written and its unit when written in one unit)."""
     nt = notation(note)
     text = note.clean
-    out: dict[str, tuple[float, int, int]] = {}
+    out: dict[str, tuple[float, int, int, float | None, str]] = {}
     target = {"height": "meter", "weight": "kilogram"}
     for name, (label_re, units) in nt.body.items():
         unit_alt = _alt(units)
@@ -190,11 +191,13 @@ def body_measures(note: Note) -> dict[str, tuple[float, int, int]]:
             if not first:
                 continue
             value = _to(float(first.group("v")), first.group("u"), target[name])
+            written: float | None = float(first.group("v"))
             if value is not None and first.group("v2"):
                 extra = _to(float(first.group("v2")), first.group("u2"), target[name])
                 value = value + extra if extra is not None else None
+                written = None
             if value is not None and name not in out:
-                out[name] = (value, m.start(), m.end() + first.end())
+                out[name] = (value, m.start(), m.end() + first.end(), written, first.group("u").lower())
     return out
 
 
@@ -203,8 +206,8 @@ def bmi_fact(note: Note) -> MeasureFact | None:
     found = body_measures(note)
     if "height" not in found or "weight" not in found:
         return None
-    height, h_start, h_end = found["height"]
-    weight, w_start, w_end = found["weight"]
+    height, h_start, h_end, _, _ = found["height"]
+    weight, w_start, w_end, _, _ = found["weight"]
     if not (0.5 < height < 2.5 and 20 < weight < 400):
         return None
     start, end = min(h_start, w_start), max(h_end, w_end)
