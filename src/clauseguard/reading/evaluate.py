@@ -680,6 +680,11 @@ class _Evaluator:
                 return self._related(fact_concept, canonical)
         return None
 
+    def _denies(self, fact_concept: str, wanted: str, relation: str | None) -> bool:
+        """A denial of a thing denies its kinds, never its class: "no DMARD" rules out methotrexate, "no
+        methotrexate" says nothing of conventional DMARDs (another one may have been given)."""
+        return relation == "broader" or fact_concept in (wanted, self.lex.concept_named(wanted))
+
     def _condition(self, atom: Condition, role: Role) -> AtomResult:
         facts = self.facts.of(ConditionFact)
         related = [(f, self._related(f.concept, atom.concept)) for f in facts]
@@ -700,8 +705,8 @@ class _Evaluator:
                     best = result
         if best is not None:
             return best
-        for f, _rel in related:
-            if f.status == "absent":
+        for f, rel in related:
+            if f.status == "absent" and self._denies(f.concept, atom.concept, rel):
                 return self._record(atom, role, NOT_MET, f"no {f.concept}", f.span, f.source,
                                     note="the request states it is absent")
         for f, rel in related:
@@ -849,7 +854,7 @@ class _Evaluator:
         verdicts: list[AtomResult] = []
         for f, rel in related:
             if f.status == "absent":
-                if atom.comparator in (">", ">=") and atom.value > 0:
+                if atom.comparator in (">", ">=") and atom.value > 0 and self._denies(f.therapy, atom.therapy, rel):
                     verdicts.append(self._record(atom, role, NOT_MET, f"no {f.therapy}", f.span, f.source,
                                                  note="the request states no such therapy"))
                 continue
@@ -914,9 +919,9 @@ class _Evaluator:
                                     missing=f"{' or '.join(atom.statuses)}: {atom.therapy}", note="hedged")
         denied: set[str] = set()
         never = None
-        for f, _ in related:
+        for f, rel in related:
             denied.update(f.denied)
-            if f.status == "absent" and (never is None):
+            if f.status == "absent" and (never is None) and self._denies(f.therapy, atom.therapy, rel):
                 never = f
         if never is not None and (wanted - {"contraindicated"}):
             return self._record(atom, role, NOT_MET, f"no {never.therapy}", never.span, never.source,

@@ -27,18 +27,24 @@ class Region:
     hedged: bool = False
 
 
-def find_sections(note: Note) -> list[tuple[int, int, str]]:
-    """(start, end, category) of each section body, as character offsets."""
+def find_sections(note: Note, pipeline: Pipeline) -> list[tuple[int, int, str]]:
+    """(start, end, category) of each section body, as character offsets: a label opening a line is a
+    section, of the category the rules' headings give its words ("FHx" -> family_history), else none."""
     doc = note.doc
+    headings = pipeline.headings
     out: list[tuple[int, int, str]] = []
     for section in doc._.sections:
         if section.category is None:
             continue
+        title_start, title_end = section.title_span
+        category = headings.get(" ".join(t.lower_ for t in doc[title_start:title_end - 1]), "")
         start_tok, end_tok = section.section_span
         start = doc[start_tok].idx if start_tok < len(doc) else len(note.clean)
         end = doc[end_tok - 1].idx + len(doc[end_tok - 1].text) if end_tok > start_tok else start
-        out.append((start, end, str(section.category)))
+        if category:
+            out.append((start, end, category))
     return out
+
 
 
 def assert_mentions(note: Note, pipeline: Pipeline, mentions: Sequence[Mention]) -> list[Mention]:

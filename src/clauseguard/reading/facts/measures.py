@@ -82,7 +82,8 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
         per = None
         if qdef.per is not None:
             # a rate of a counted quantity: "checks BG QID", "fingersticks 4x/day", "tests four times every day"
-            rate = rate_in(note, left, right)
+            names = tuple((c.start, c.end) for c in concepts if c.start < right and left < c.end)
+            rate = rate_in(note, left, right, inside=((q.start, q.end), *names))
             if rate is not None:
                 found, r_start, r_end = rate
                 if value_at is None or r_start <= value_at < r_end:

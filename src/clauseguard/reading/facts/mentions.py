@@ -8,6 +8,7 @@ once per process.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -100,13 +101,14 @@ def _drug_mentions(note: Note) -> list[Mention]:
     for info, first, last in _drug_finder()([t.text for t in words], is_ignore_case=True):
         start_tok, end_tok = words[first], words[last - 1]
         start, end = start_tok.idx, end_tok.idx + len(end_tok.text)
-        generic = normalise(str(info.get("name", "")))
+        generic = normalise(re.sub(r"\([^)]*\)", " ", str(info.get("name", ""))))  # "Insulin Aspart (rDNA origin)"
         if not generic:
             continue
         lex = note.lexicon
         named = next((n for n in (generic, *map(normalise, info.get("synonyms", ()))) if _therapy_named(lex, n)), None)
         written = normalise(note.text[start:end])
-        brand = note.text[start:end] if written != generic and (info.get("is_brand") or written != generic) else None
+        # a brand is a name that is not the generic's own words ("Lantus", never "glargine")
+        brand = note.text[start:end] if not set(written.split()) <= set(generic.split()) else None
         concept = _therapy_named(lex, named) if named else None
         out.append(Mention(concept or generic, start, end, "therapy", start_tok.i, end_tok.i + 1,
                            known=concept is not None, drug=generic, brand=brand))

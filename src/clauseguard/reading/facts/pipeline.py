@@ -26,6 +26,7 @@ TARGETS: Final = "clauseguard_targets"
 KIND_LABELS: Final = {"condition": "CONDITION", "therapy": "THERAPY", "service": "SERVICE", "quantity": "QUANTITY",
                       "free": "FREE", "generic": "GENERIC", "value": "VALUE"}
 _VOCABULARY_MEMO: Final = 256  # distinct criteria vocabularies kept per pipeline
+_LABEL_WORDS: Final = 5  # the longest label that opens a section
 _LOCK = threading.Lock()
 
 
@@ -75,6 +76,10 @@ class Pipeline:
         self.sectionizer = ms.Sectionizer(self.nlp, rules=None, require_start_line=True, span_attrs=None,
                                           input_span_type=None)
         self.sectionizer.add(list(self._section_rules(rules)))
+        self.headings: dict[str, str] = {}  # heading words, tokenized and lower case -> section category
+        for category, titles in rules.section("sections.yaml").get("sections", {}).items():
+            for title in titles:
+                self.headings.setdefault(" ".join(t.lower_ for t in self.nlp.make_doc(str(title))), str(category))
         self._vocabularies: OrderedDict[tuple[str, ...], Any] = OrderedDict()
 
     # --- building from data -------------------------------------------------------------------
@@ -127,11 +132,12 @@ class Pipeline:
         )
 
     def _section_rules(self, rules: Rules) -> Iterable[Any]:
-        SectionRule = self.ms.SectionRule
-        for category, titles in rules.section("sections.yaml").get("sections", {}).items():
-            for title in titles:
-                words = [{"LOWER": t.lower_} for t in self.nlp.make_doc(str(title))]
-                yield SectionRule(f"{title}:", str(category), pattern=[*words, {"TEXT": {"IN": [":", "-"]}}])
+        """Any label that opens a line ("Family history:", "Clinical rationale:") starts a section; which
+        section it is, is the rules' table of headings (find_sections), so an unlisted label still ends
+        the section before it."""
+        word = {"TEXT": {"REGEX": r"^[A-Za-z][A-Za-z/&'()]*$"}}
+        for n in range(1, _LABEL_WORDS + 1):
+            yield self.ms.SectionRule(f"label of {n} words", "label", pattern=[*([word] * n), {"TEXT": ":"}])
 
     def _scope_check(self, cue: Cue) -> Callable[[Any, Any, Any], bool] | None:
         """How far a cue reaches, as ConText's on_modifies callback (a small set of generic scopes)."""

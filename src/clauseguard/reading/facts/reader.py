@@ -78,7 +78,7 @@ def read_facts(
     note = Note(narrative[:MAX_NARRATIVE_CHARS], lex, rules, as_of)
     pipeline = pipeline_for(lex, rules)
     note.doc = pipeline.doc(note.clean, [s for s, _ in note.sentences])
-    note.sections = find_sections(note)
+    note.sections = find_sections(note, pipeline)
     mentions = assert_mentions(note, pipeline, find_mentions(note, pipeline, vocab))
     regions = relative_regions(note)
     gaps: list[GapFact] = []

@@ -101,7 +101,7 @@ def _fact(note: Note, m: Mention, statuses: list[str], denied: list[str], durati
           outcome: str | None, until: int) -> TherapyFact:
     """`until`: where the next therapy of the clause starts (a dose or rate after it is that one's)."""
     dose = dose_after(note, m.end, until)
-    rate_found = rate_in(note, m.end, until)
+    rate_found = rate_in(note, m.end, until, sig=True)
     rate = rate_found[0] if rate_found is not None and rate_found[1] - m.end <= 40 else None
     return TherapyFact(
         m.name, m.status, note.span(m.start, m.end), m.known,  # type: ignore[arg-type]

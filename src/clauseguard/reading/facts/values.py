@@ -34,6 +34,8 @@ class Notation:
         self.abbreviated = {normalise(k): (float(v[0]), float(v[1]), str(v[2]))
                             for k, v in r.values("abbreviated_frequencies").items()}
         self.abbr_re = re.compile(rf"(?<![\w/])(?:{_alt(self.abbreviated)})(?![\w/])", re.I)
+        self.sig = {normalise(k): (float(v[0]), float(v[1]), str(v[2])) for k, v in r.values("sig_frequencies").items()}
+        self.sig_re = re.compile(rf"(?<![\w/])(?:{_alt(self.sig)})(?![\w/])", re.I)
         hourly = r.values("hourly_interval")
         self.hourly_re = re.compile(rf"(?<![\w-])(?:{_alt(hourly['prefixes'])})\s*(?P<n>\d+)\s*(?:{_alt(hourly['units'])})"
                                     r"(?![\w-])", re.I)
@@ -81,14 +83,21 @@ def notation(note: Note) -> Notation:
 # --- how often ----------------------------------------------------------------------------------
 
 
-def rate_in(note: Note, start: int, end: int) -> tuple[Rate, int, int] | None:
-    """The first frequency written in [start, end): (rate, where it starts, where it ends)."""
+def rate_in(note: Note, start: int, end: int, *, sig: bool = False,
+            inside: tuple[tuple[int, int], ...] = ()) -> tuple[Rate, int, int] | None:
+    """The first frequency written in [start, end), none inside the given spans (the words of a name,
+    "multiple daily injections"): (rate, where it starts, where it ends). `sig`: a drug's sig, where a
+    period word alone ("daily") is once per period."""
     nt = notation(note)
     text = note.clean
     found: list[tuple[int, int, Rate | None]] = []
     for m in nt.abbr_re.finditer(text, start, end):
         count, length, unit = nt.abbreviated[normalise(m.group())]
         found.append((m.start(), m.end(), Rate(count, Period(length, unit))))  # type: ignore[arg-type]
+    if sig:
+        for m in nt.sig_re.finditer(text, start, end):
+            count, length, unit = nt.sig[normalise(m.group())]
+            found.append((m.start(), m.end(), Rate(count, Period(length, unit))))  # type: ignore[arg-type]
     for m in nt.hourly_re.finditer(text, start, end):
         hours = int(m.group("n"))
         rate = Rate(24 / hours, Period(1.0, "day")) if hours and 24 % hours == 0 and not re.match(r"\s*-\s*\d", text[m.end():]) \
@@ -102,6 +111,7 @@ def rate_in(note: Note, start: int, end: int) -> tuple[Rate, int, int] | None:
         if value is None or unit is None or re.search(r"\d\s*-\s*$", text[max(start, m.start() - 4):m.start()]):
             continue
         found.append((m.start(), m.end(), Rate(value, Period(1.0, unit))))  # type: ignore[arg-type]
+    found = [f for f in found if not any(a < f[1] and f[0] < b for a, b in inside)]
     found.sort(key=lambda f: (f[0], -f[1]))
     for s, e, rate in found:
         if rate is not None:
