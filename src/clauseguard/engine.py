@@ -23,13 +23,16 @@ from clauseguard.determination import CompiledCache
 from clauseguard.determination import determine as run_determination
 from clauseguard.errors import NotFoundError
 from clauseguard.preflight import redact
+from clauseguard.reading.facts.rules import default_rules
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
 from clauseguard.requests import (
     CompareRequest,
     DeterminationRequest,
     RetrievalEvalRequest,
     SearchRequest,
+    parse_iso_date,
     parse_request,
+    redacted_structured,
 )
 from clauseguard.responses import (
     Answer,
@@ -151,7 +154,8 @@ class Engine:
         append_trace(home_dir() / "traces.jsonl", {
             "kind": kind, "trace_id": response["trace_id"], "assertion_id": response.get("assertion_id"),
             "stages": stages, "knobs": self.knobs, "corpus_fingerprint": self.corpus_fingerprint,
-            "lexicon_fingerprint": self.lexicon_fingerprint, "gate": response.get("gate"),
+            "lexicon_fingerprint": self.lexicon_fingerprint, "facts_rules_fingerprint": default_rules().fingerprint,
+            "gate": response.get("gate"),
             "status": response.get("status"), "flags": response.get("flags", []),
         })
 
@@ -276,8 +280,13 @@ class Engine:
         }
 
 def redacted_request(request: DeterminationRequest) -> dict[str, Any]:
-    """The request as it may be stored or echoed: narrative and question with PHI replaced."""
-    data = request.model_dump(mode="json")
+    """The request as it may be stored or echoed: narrative and question with PHI replaced, a date of
+    birth replaced by the age it gives on the request's date (structured fields left out when absent)."""
+    data = request.model_dump(mode="json", exclude_none=True)
     data["narrative"] = redact(request.narrative)
     data["question"] = redact(request.question)
-    return data
+    try:
+        as_of = parse_iso_date(request.as_of_date.strip())
+    except ValueError:
+        as_of = None
+    return redacted_structured(data, as_of)

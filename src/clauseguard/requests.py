@@ -134,6 +134,7 @@ class RetrievalEvalRequest(_Request):
         return self
 
 
+MAX_NARRATIVE_CHARS: Final = 100_000  # a longer narrative is a HALT naming it (preflight), never read in part
 STRUCTURED_FIELDS: Final = ("member", "quantity", "period", "prescriber_specialty", "place_of_service", "contract_id")
 SEXES: Final = {"f": "female", "female": "female", "m": "male", "male": "male", "x": "other", "other": "other",
                 "u": "unknown", "unknown": "unknown"}
@@ -159,8 +160,11 @@ def age_on(date_of_birth: date, day: date) -> int:
 
 def structured_problems(request: DeterminationRequest, as_of: date | None) -> list[tuple[str, str]]:
     """(field, what is wrong and what would be valid) for each optional structured field whose value
-    cannot be read: preflight turns each into a HALT naming the field."""
+    cannot be read, and a narrative too long to read: preflight turns each into a HALT naming the field."""
     out: list[tuple[str, str]] = []
+    if len(request.narrative) > MAX_NARRATIVE_CHARS:
+        out.append(("narrative", f"narrative is {len(request.narrative):,} characters; the limit is "
+                                 f"{MAX_NARRATIVE_CHARS:,}: send the clinical summary, not the whole record"))
     member = request.member
     if member is not None:
         if member.age is not None and not 0 <= member.age <= MAX_AGE:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from datetime import date
-from typing import Final
 
 from clauseguard.corpus.criteria import Criteria, all_atoms
 from clauseguard.reading.facts.assertion import assert_mentions, find_sections, relative_regions
@@ -34,8 +33,8 @@ from clauseguard.reading.facts.structured import Structured, structured_facts
 from clauseguard.reading.facts.therapies import therapy_facts
 from clauseguard.reading.facts.values import age_facts
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
+from clauseguard.requests import MAX_NARRATIVE_CHARS  # longer is preflight's HALT; read at most this much
 
-MAX_NARRATIVE_CHARS: Final = 100_000  # longer narratives are preflight's HALT; the reader reads this much at most
 _LOCK = threading.Lock()
 
 

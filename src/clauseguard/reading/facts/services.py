@@ -186,6 +186,9 @@ def quantity_facts(note: Note, pipeline: Pipeline, mentions: list[Mention], voca
         if concept is None and head not in countable and singular not in countable and \
                 not any(v.split()[-1] in (head, singular) for v in vocabulary):
             continue  # "two severe episodes in six months" counts events, not a supply of the service
+        supplies = note.tables.supplies
+        if not re.search(r"\d|" + N, m.group("p"), re.I) and head not in supplies and singular not in supplies:
+            continue  # "4 tests per day" is how often, not how much is billed: only a supply is billed "a month"
         assertion, _ = value_assertion(note, pipeline, m.start(), m.end(), "quantity")
         if assertion in ("negated", "not_documented", "family", "possible"):
             continue
