@@ -10,8 +10,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# medspacy 1.3.1 pins spacy<3.8 (with numpy 2 that resolves to spaCy 3.7.5, which crashes on import):
+# its dependencies are in pyproject.toml with spaCy 3.8, and medspacy itself goes in without its pins.
+MEDSPACY := medspacy==1.3.1
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps $(MEDSPACY)
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -204,9 +204,9 @@ def _names_meet(expected: str, found: Sequence[str], lexicon: Lexicon) -> bool:
     want = _stems(expected)
     if any(want & _stems(n) for n in found):
         return True
-    wanted = lexicon.concept_named(normalise(expected))
+    wanted = lexicon.concept_named(normalise(expected)) or lexicon.quantity_named(normalise(expected))
     for name in found:
-        have = lexicon.concept_named(normalise(name)) or normalise(name)
+        have = lexicon.concept_named(normalise(name)) or lexicon.quantity_named(normalise(name)) or normalise(name)
         if wanted is not None and (wanted == have or lexicon.is_a(have, wanted) or lexicon.is_a(wanted, have)):
             return True
     return False
@@ -291,7 +291,7 @@ def judge_entry(entry: Mapping[str, Any], lexicon: Lexicon | None = None) -> lis
         end = start + len(quote)
         names = [str(fact[k]) for k in ("concept", "therapy", "item", "quantity") if fact.get(k)] + [quote]
         found = [r for r in reads if r.start < end and start < r.end and _type_meets(r.type, str(fact["type"]))
-                 and any(_names_meet(n, r.names, lex) for n in names)]
+                 and (fact["type"] == "age" or any(_names_meet(n, r.names, lex) for n in names))]
         if not found:
             out.append(Verdict(str(entry["id"]), fact, "refused", "no fact read"))
             continue

@@ -7,9 +7,10 @@ precedence; it never names a cue in code and never builds a fact.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import Note
@@ -28,23 +29,25 @@ class Region:
 
 
 def find_sections(note: Note, pipeline: Pipeline) -> list[tuple[int, int, str]]:
-    """(start, end, category) of each section body, as character offsets: a label opening a line is a
-    section, of the category the rules' headings give its words ("FHx" -> family_history), else none."""
+    """(start, end, category) of each section body, as character offsets: from a heading the sectionizer
+    found to the next heading, or to the next line that opens with a label of its own ("Clinical
+    rationale: ..."), which ends the section before it whether or not the rules know that label."""
     doc = note.doc
-    headings = pipeline.headings
+    labels = [m.start() for m in _LABEL_LINE.finditer(note.clean)]
     out: list[tuple[int, int, str]] = []
     for section in doc._.sections:
         if section.category is None:
             continue
-        title_start, title_end = section.title_span
-        category = headings.get(" ".join(t.lower_ for t in doc[title_start:title_end - 1]), "")
         start_tok, end_tok = section.section_span
         start = doc[start_tok].idx if start_tok < len(doc) else len(note.clean)
         end = doc[end_tok - 1].idx + len(doc[end_tok - 1].text) if end_tok > start_tok else start
-        if category:
-            out.append((start, end, category))
+        end = min([end, *(p for p in labels if start < p < end)])
+        out.append((start, end, str(section.category)))
     return out
 
+
+# A line that opens with a short label and its colon: a form's field or a note's heading.
+_LABEL_LINE: Final = re.compile(r"(?m)^[ \t]*[A-Za-z][A-Za-z/&'() -]{0,40}:")
 
 
 def assert_mentions(note: Note, pipeline: Pipeline, mentions: Sequence[Mention]) -> list[Mention]:

@@ -105,7 +105,7 @@ def _drug_mentions(note: Note) -> list[Mention]:
         if not generic:
             continue
         lex = note.lexicon
-        named = next((n for n in (generic, *map(normalise, info.get("synonyms", ()))) if _therapy_named(lex, n)), None)
+        named = _known_name(lex, generic, tuple(info.get("synonyms", ())))
         written = normalise(note.text[start:end])
         # a brand is a name that is not the generic's own words ("Lantus", never "glargine")
         brand = note.text[start:end] if not set(written.split()) <= set(generic.split()) else None
@@ -113,6 +113,16 @@ def _drug_mentions(note: Note) -> list[Mention]:
         out.append(Mention(concept or generic, start, end, "therapy", start_tok.i, end_tok.i + 1,
                            known=concept is not None, drug=generic, brand=brand))
     return out
+
+
+def _known_name(lex: Any, generic: str, synonyms: tuple[str, ...]) -> str | None:
+    """The first of a drug's names the lexicon knows as a therapy (its generic name first), memoised."""
+    memo: dict[str, str | None] = lex.derived("facts.drug-names", lambda _lex: {})
+    if generic not in memo:
+        if len(memo) > 20_000:
+            memo.clear()
+        memo[generic] = next((n for n in (generic, *map(normalise, synonyms)) if _therapy_named(lex, n)), None)
+    return memo[generic]
 
 
 def _therapy_named(lex: Any, phrase: str) -> str | None:

@@ -26,7 +26,6 @@ TARGETS: Final = "clauseguard_targets"
 KIND_LABELS: Final = {"condition": "CONDITION", "therapy": "THERAPY", "service": "SERVICE", "quantity": "QUANTITY",
                       "free": "FREE", "generic": "GENERIC", "value": "VALUE"}
 _VOCABULARY_MEMO: Final = 256  # distinct criteria vocabularies kept per pipeline
-_LABEL_WORDS: Final = 5  # the longest label that opens a section
 _LOCK = threading.Lock()
 
 
@@ -76,33 +75,37 @@ class Pipeline:
         self.sectionizer = ms.Sectionizer(self.nlp, rules=None, require_start_line=True, span_attrs=None,
                                           input_span_type=None)
         self.sectionizer.add(list(self._section_rules(rules)))
-        self.headings: dict[str, str] = {}  # heading words, tokenized and lower case -> section category
-        for category, titles in rules.section("sections.yaml").get("sections", {}).items():
-            for title in titles:
-                self.headings.setdefault(" ".join(t.lower_ for t in self.nlp.make_doc(str(title))), str(category))
         self._vocabularies: OrderedDict[tuple[str, ...], Any] = OrderedDict()
 
     # --- building from data -------------------------------------------------------------------
 
     def _lexicon_rules(self, lexicon: Lexicon) -> Iterable[Any]:
-        TargetRule = self.ms.TargetRule
         seen: set[tuple[str, str]] = set()
         for concept in lexicon.concepts.values():
             for term in {concept.name, *concept.terms}:
-                for variant in _variants(term_key(term)):
-                    literal = " ".join(variant)
-                    if literal and (literal, concept.name) not in seen:
-                        seen.add((literal, concept.name))
-                        yield TargetRule(literal, KIND_LABELS[concept.domain], metadata={"name": concept.name})
+                yield from self._term_rules(term, KIND_LABELS[concept.domain], concept.name, seen)
         for quantity in lexicon.quantities.values():
             for term in {quantity.name, *quantity.terms}:
-                for variant in _variants(term_key(term)):
-                    literal = " ".join(variant)
-                    if literal and (literal, quantity.name) not in seen:
-                        seen.add((literal, quantity.name))
-                        yield TargetRule(literal, "QUANTITY", metadata={"name": quantity.name})
+                yield from self._term_rules(term, "QUANTITY", quantity.name, seen)
         for word in lexicon.phrases("phrasing.yaml", "generic_services"):
-            yield TargetRule(word, "GENERIC", metadata={"name": word})
+            yield from self._term_rules(word, "GENERIC", word, seen)
+
+    def _term_rules(self, term: str, label: str, name: str, seen: set[tuple[str, str]]) -> Iterable[Any]:
+        """A term and its other number as phrase rules; where the tokenizer splits the term's capitals
+        otherwise ("t1dm" is two tokens, "T1DM" one), a token pattern for that form too."""
+        for variant in _variants(term_key(term)):
+            literal = " ".join(variant)
+            if not literal or (literal, name) in seen:
+                continue
+            seen.add((literal, name))
+            yield self.ms.TargetRule(literal, label, metadata={"name": name})
+            lower = [t.text for t in self.nlp.make_doc(literal)]
+            for form in {literal.upper(), literal.title()}:
+                tokens = [t.text.lower() for t in self.nlp.make_doc(form)]
+                key = ("tokens:" + " ".join(tokens), name)
+                if tokens != lower and key not in seen:
+                    seen.add(key)
+                    yield self.ms.TargetRule(form, label, pattern=[{"LOWER": t} for t in tokens], metadata={"name": name})
 
     def _context_rule(self, cues: list[Cue]) -> Any:
         """One ConText rule for a cue's words (written both before and after what it modifies, the two
@@ -132,12 +135,10 @@ class Pipeline:
         )
 
     def _section_rules(self, rules: Rules) -> Iterable[Any]:
-        """Any label that opens a line ("Family history:", "Clinical rationale:") starts a section; which
-        section it is, is the rules' table of headings (find_sections), so an unlisted label still ends
-        the section before it."""
-        word = {"TEXT": {"REGEX": r"^[A-Za-z][A-Za-z/&'()]*$"}}
-        for n in range(1, _LABEL_WORDS + 1):
-            yield self.ms.SectionRule(f"label of {n} words", "label", pattern=[*([word] * n), {"TEXT": ":"}])
+        """The rules' headings, each with its colon ("Family history:", "FHx:", "A/P:")."""
+        for category, titles in rules.section("sections.yaml").get("sections", {}).items():
+            for title in titles:
+                yield self.ms.SectionRule(f"{title}:", str(category))
 
     def _scope_check(self, cue: Cue) -> Callable[[Any, Any, Any], bool] | None:
         """How far a cue reaches, as ConText's on_modifies callback (a small set of generic scopes)."""
@@ -188,10 +189,9 @@ class Pipeline:
             if matcher is None:
                 matcher = self.ms.TargetMatcher(self.nlp, result_type=None)
                 rules = []
+                seen: set[tuple[str, str]] = set()
                 for term in vocabulary:
-                    for variant in _variants(term_key(term)):
-                        if variant:
-                            rules.append(self.ms.TargetRule(" ".join(variant), "FREE", metadata={"name": term}))
+                    rules.extend(self._term_rules(term, "FREE", term, seen))
                 matcher.add(rules)
                 self._vocabularies[vocabulary] = matcher
                 if len(self._vocabularies) > _VOCABULARY_MEMO:

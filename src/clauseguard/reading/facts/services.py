@@ -66,19 +66,7 @@ def count_facts(note: Note, mentions: list[Mention]) -> list[ServiceFact]:
     "this is the 12th visit this year" (11 prior, the requested one is the 12th)."""
     out: list[ServiceFact] = []
     T = note.tables
-    lex = note.lexicon
-    N = note.number_re
-    ordinal = "|".join(sorted(map(re.escape, T.ordinals), key=len, reverse=True))
-    occasions = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(T.count_occasions, key=len, reverse=True))
-    window = (r"(?P<w>(?:this|the\s+same|the\s+current|the)\s+(?:[a-z]+\s+)?year"
-              rf"|(?:this|the\s+same|the\s+current)\s+(?:{occasions or 'year'}))")
-    count_links = "|".join(r"\s+".join(map(re.escape, w.split()))
-                           for w in sorted(lex.phrases(C, "count_links"), key=len, reverse=True))
-    links = rf"(?:(?:{count_links})\s+){{0,3}}"
-    boundaries = frozenset(normalise(w) for w in lex.phrases(C, "ordinal_boundaries"))
-    cardinal = re.compile(rf"(?<![\w-])(?P<n>{N})\s+{ITEM}\s+{links}{window}(?![\w-])", re.I)
-    ordinal_re = re.compile(rf"(?<![\w-])(?P<o>\d+(?:st|nd|rd|th)|{ordinal})(?:\s*\(\s*\d+(?:st|nd|rd|th)\s*\))?\s+"
-                            rf"{ITEM}\s+{links}{window}(?![\w-])", re.I)
+    cardinal, ordinal_re, opening, boundaries = note.rules_derived("facts.count-patterns", _count_patterns)
     concepts_found = [m for m in mentions if m.kind in ("condition", "therapy", "service")]
     for pattern, is_ordinal in ((cardinal, False), (ordinal_re, True)):
         for m in pattern.finditer(note.clean):
@@ -107,9 +95,6 @@ def count_facts(note: Note, mentions: list[Mention]) -> list[ServiceFact]:
                 prior = found
             out.append(ServiceFact(concepts, note.span(m.start(), m.end()), within=within, prior_count=prior))
     # "the first hyperbaric session is requested": none before it in the course it opens (its episode)
-    first_words = [w for w, v in T.ordinals.items() if v == 1] + ["1st"]
-    opening = re.compile(rf"(?<![\w-])(?:the|a|this)\s+(?:{'|'.join(map(re.escape, first_words))})\s+{ITEM}\s+"
-                         rf"(?:is|was|being)?\s*(?:requested|planned|scheduled|ordered|proposed)(?![\w-])", re.I)
     for m in opening.finditer(note.clean):
         if any(c.span is not None and c.span.start <= m.start() < c.span.end for c in out):
             continue
@@ -118,6 +103,26 @@ def count_facts(note: Note, mentions: list[Mention]) -> list[ServiceFact]:
             out.append(ServiceFact(concepts, note.span(m.start(), m.end()), within=Period(1.0, "episode"),
                                    prior_count=0.0))
     return out
+
+
+def _count_patterns(note: Note) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], frozenset[str]]:
+    """The count readings' patterns, built once per lexicon and rules."""
+    T, lex, N = note.tables, note.lexicon, note.number_re
+    ordinal = "|".join(sorted(map(re.escape, T.ordinals), key=len, reverse=True))
+    occasions = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(T.count_occasions, key=len, reverse=True))
+    window = (r"(?P<w>(?:this|the\s+same|the\s+current|the)\s+(?:[a-z]+\s+)?year"
+              rf"|(?:this|the\s+same|the\s+current)\s+(?:{occasions or 'year'}))")
+    count_links = "|".join(r"\s+".join(map(re.escape, w.split()))
+                           for w in sorted(lex.phrases(C, "count_links"), key=len, reverse=True))
+    links = rf"(?:(?:{count_links})\s+){{0,3}}"
+    boundaries = frozenset(normalise(w) for w in lex.phrases(C, "ordinal_boundaries"))
+    cardinal = re.compile(rf"(?<![\w-])(?P<n>{N})\s+{ITEM}\s+{links}{window}(?![\w-])", re.I)
+    ordinal_re = re.compile(rf"(?<![\w-])(?P<o>\d+(?:st|nd|rd|th)|{ordinal})(?:\s*\(\s*\d+(?:st|nd|rd|th)\s*\))?\s+"
+                            rf"{ITEM}\s+{links}{window}(?![\w-])", re.I)
+    first_words = [w for w, v in T.ordinals.items() if v == 1] + ["1st"]
+    opening = re.compile(rf"(?<![\w-])(?:the|a|this)\s+(?:{'|'.join(map(re.escape, first_words))})\s+{ITEM}\s+"
+                         rf"(?:is|was|being)?\s*(?:requested|planned|scheduled|ordered|proposed)(?![\w-])", re.I)
+    return cardinal, ordinal_re, opening, boundaries
 
 
 def counted_service(note: Note, item: str) -> tuple[str, ...] | None:
@@ -161,10 +166,11 @@ def quantity_facts(note: Note, pipeline: Pipeline, mentions: list[Mention], voca
     service) over a period; "two episodes in six months" counts events and is no quantity."""
     out: list[QuantityFact] = []
     lex = note.lexicon
-    N, T = note.number_re, note.time_re
-    pattern = re.compile(
-        rf"(?<![\w-])#?(?P<n>{N})\s*(?P<item>(?:[a-z][a-z\-]*\s+){{0,3}}?[a-z][a-z\-]*?s?)\s*(?:for|per|in|over|during|within|every|/|a)\s*"
-        rf"(?:a|an|one|each|the|every)?\s*(?P<p>(?:{N})?[\s-]*(?:{T}|d)(?:\s+(?:period|window|interval))?)(?![\w])", re.I)
+    N = note.number_re
+    pattern = note.rules_derived("facts.quantity-pattern", lambda n: re.compile(
+        rf"(?<![\w-])#?(?P<n>{n.number_re})\s*(?P<item>(?:[a-z][a-z\-]*\s+){{0,3}}?[a-z][a-z\-]*?s?)\s*"
+        rf"(?:for|per|in|over|during|within|every|/|a)\s*(?:a|an|one|each|the|every)?\s*"
+        rf"(?P<p>(?:{n.number_re})?[\s-]*(?:{n.time_re}|d)(?:\s+(?:period|window|interval))?)(?![\w])", re.I))
     concepts = [m for m in mentions if m.kind in ("condition", "therapy", "service")]
     countable = note.tables.generic | note.tables.supplies
     for m in pattern.finditer(note.clean):
