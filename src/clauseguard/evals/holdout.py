@@ -136,8 +136,9 @@ EXTRA_SCORERS: list[tuple[str, PartScorer]] = []
 
 def _extra_scorers() -> list[tuple[str, PartScorer]]:
     import clauseguard.evals.reading_scores  # noqa: F401 - registers the readers' judges
+    from clauseguard.evals import holdout  # the registry they add to (this file may be running as __main__)
 
-    return EXTRA_SCORERS
+    return holdout.EXTRA_SCORERS
 
 
 def run_part(root: Path, part: Part) -> dict[str, Any]:

@@ -255,6 +255,7 @@ def _between(target: Span, modifier: Span) -> Span:
 
 
 _CLAUSE_STOPS: Final = frozenset({",", ";"})
+_JOINERS: Final = frozenset({"and", "then", "&", "+", "/"})
 _LABEL_MARKS: Final = frozenset({":", "-", "–", "—"})
 _CLAUSE_REACH: Final = 10
 
@@ -286,14 +287,16 @@ def _list_scope(target: Span, between: Span, openers: frozenset[str], piece_word
             if token.lower_ in enders:
                 return False
     pieces: list[list[Any]] = [[]]
-    for token in between:
+    tokens = [t for t in between if not t.is_space]
+    for i, token in enumerate(tokens):
         if token.text == ";":
             return False
         if token.text == ",":
             pieces.append([])
             continue
-        if not token.is_space:
-            pieces[-1].append(token)
+        if token.lower_ in _JOINERS and i + 1 < len(tokens) and tokens[i + 1].lower_ in openers:
+            return False  # "continue metformin and start insulin": a new clause, joined
+        pieces[-1].append(token)
     for i, piece in enumerate(pieces):
         words = [t.lower_ for t in piece]
         if i > 0 and words and (words[0] in openers or " ".join(words[:2]) in openers):

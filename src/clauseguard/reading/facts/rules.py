@@ -21,7 +21,7 @@ from clauseguard.reading.lexicon import _TermLoader  # YAML that never reads a w
 
 RULES_PACKAGE: Final = "clauseguard/data/facts"
 DIRECTIONS: Final = ("forward", "backward", "both", "terminate", "pseudo")
-SCOPES: Final = ("list", "relative", "clause", "sentence", "next")
+SCOPES: Final = ("list", "near", "relative", "clause", "sentence", "next")
 KINDS: Final = ("condition", "therapy", "service", "quantity", "free", "generic", "value")
 
 
@@ -109,7 +109,7 @@ class Rules:
             common = {"category": str(spec["category"]), "direction": direction, "scope": scope, "kinds": kinds,
                       "suspicion": str(spec.get("suspicion", "")).lower() in ("true", "yes"),
                       "breaks": tuple(str(b) for b in spec.get(
-                          "breaks", ("CLAUSE_BREAK", "SEMICOLON") if scope == "list" and direction == "forward"
+                          "breaks", ("CLAUSE_BREAK", "SEMICOLON") if scope in ("list", "near") and direction == "forward"
                           else ("SEMICOLON",)))}
             for literal in spec.get("literals", ()):
                 out.append(Cue(literal=str(literal).lower(), **common))  # type: ignore[arg-type]
