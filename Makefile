@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint clean browser
+.PHONY: demo test notes install lint clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,8 @@ demo: $(STAMP)
 # false_auto_determine, citation faithfulness, hallucinated or stale citations, accuracy, gate
 # correctness or search pass rate); the external suite too when ../shared is beside the repo.
 MKRAFA := ../shared/external/mkrafa
+CMS    := ../shared/real/cms-l33822/corpus.yaml
+NOTES  := evals/notes/dev
 EVAL   := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/clauseguard
 test: $(STAMP) browser
 	$(EVAL) --corpus demo eval evals/demo/search.json --diff --json > /dev/null
@@ -34,7 +36,20 @@ test: $(STAMP) browser
 	@if [ -f $(MKRAFA)/corpus.json ]; then \
 	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(MKRAFA)/seed.json $(MKRAFA)/generated.json --diff --json > /dev/null; \
 	else echo "external suite not found at $(MKRAFA): its baseline check is skipped"; fi
+	$(MAKE) --no-print-directory notes
 	$(BIN)/python -m pytest
+
+# The clinical-note suite (issue 11): the dev half against its baselines (--diff), the holdout half
+# through the runner that prints only counts, held to its baseline (no false auto-determination, no
+# fact read wrong, no metric below the baseline's). Corpora outside the repository are read from ../shared.
+notes: $(STAMP)
+	$(EVAL) --corpus demo eval $(NOTES)/determinations-demo.json --diff --json > /dev/null
+	@if [ -f $(MKRAFA)/corpus.json ] && [ -f $(CMS) ]; then \
+	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(NOTES)/determinations-external.json --diff --json > /dev/null && \
+	  $(EVAL) --corpus $(CMS) eval $(NOTES)/determinations-cms.json --diff --json > /dev/null && \
+	  CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/python -m clauseguard.evals.holdout evals/notes \
+	    --check evals/baselines/notes-holdout.json > /dev/null; \
+	else echo "../shared not found: the notes suite's external and CMS parts and its holdout half are skipped"; fi
 
 # The page's browser tests drive Debian's chromium headless (never a browser Playwright downloads).
 # Installed when missing; under CI=true a browser that cannot be installed fails the run.

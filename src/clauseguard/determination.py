@@ -212,8 +212,11 @@ def read(
                               overrides.get(g.clause.id, ()))
         evaluations[g.clause.id] = evaluation
         readings.append(ClauseReading(g.clause.id, evaluation))
-    # A quantity question: the question asks about a limit, or the request states how much is billed.
-    quantity = aspect_of(req.question) == "limit" or bool(facts.of(QuantityFact))
+    # A quantity question: the question asks about a limit, or the narrative states how much was billed or
+    # dispensed. An amount only requested (the narrative's "Requested: 30 per 30 days", the form's quantity
+    # field) asks for coverage, so the criteria decide; a limit it exceeds still decides on its own.
+    quantity = aspect_of(req.question) == "limit" or any(
+        q.source == "narrative" and q.assertion == "affirmed" for q in facts.of(QuantityFact))
     decision = decide_clauses(readings, facts, quantity_question=quantity, lexicon=lexicon)
     for g in res.faqs:
         result = compiled[g.clause.id]

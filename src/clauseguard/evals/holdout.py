@@ -7,6 +7,10 @@ half through the engine with a throwaway CLAUSEGUARD_HOME (so no decoded holdout
 disk) and prints counts: metrics, expected -> got gate/outcome pairs, failing reason codes, traps.
 
     python -m clauseguard.evals.holdout evals/notes evals/styles/drug_policy [--half holdout] [--json]
+        [--check BASELINE] [--set-baseline BASELINE]
+
+`--check` exits 1 when a part lets out a false auto-determination, a judged phrasebook reads a fact
+wrong, or a metric falls below the baseline's (which holds the same counts, never text).
 """
 
 from __future__ import annotations
@@ -186,11 +190,46 @@ def _print(result: Mapping[str, Any]) -> None:
             print(f"    {key}: {json.dumps(value, sort_keys=False)}")
 
 
+# Metrics that may not fall below the baseline's, and counts that may not rise above it.
+NOT_BELOW: Final = (("answer", "determination_accuracy"), ("answer", "gate_correctness"),
+                    ("answer", "citation_faithfulness"), ("note_phrasebook", "exact"))
+NOT_ABOVE: Final = (("answer", "hallucinated_clause_count"), ("answer", "stale_citation_count"))
+ALWAYS_ZERO: Final = (("answer", "false_auto_determine"), ("note_phrasebook", "wrong"))
+
+
+def problems(results: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """Why a run falls short: a false auto-determination or a wrong fact anywhere, or a metric below
+    the baseline's for the same suite, half and corpus."""
+    out: list[str] = []
+    before = {(b["suite"], b["half"], p["corpus"]): p for b in (baseline or ()) for p in b["parts"]}
+    for result in results:
+        for part in result["parts"]:
+            where = f"{result['suite']}/{result['half']} {part['corpus']}"
+            for section, key in ALWAYS_ZERO:
+                value = (part.get(section) or {}).get(key)
+                if value:
+                    out.append(f"{where}: {section}.{key} is {value} (must be 0)")
+            old = before.get((result["suite"], result["half"], part["corpus"]))
+            if old is None:
+                continue
+            for section, key in NOT_BELOW:
+                new_v, old_v = (part.get(section) or {}).get(key), (old.get(section) or {}).get(key)
+                if isinstance(new_v, int | float) and isinstance(old_v, int | float) and new_v < old_v - 1e-9:
+                    out.append(f"{where}: {section}.{key} {old_v} -> {new_v}")
+            for section, key in NOT_ABOVE:
+                new_v, old_v = (part.get(section) or {}).get(key), (old.get(section) or {}).get(key)
+                if isinstance(new_v, int | float) and isinstance(old_v, int | float) and new_v > old_v:
+                    out.append(f"{where}: {section}.{key} {old_v} -> {new_v}")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m clauseguard.evals.holdout", description=__doc__.split("\n\n")[0])
     parser.add_argument("suites", nargs="+", help="suite folders holding a suite.yaml")
     parser.add_argument("--half", choices=HALVES, default="holdout")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--check", type=Path, help="a baseline to hold the run to (exit 1 when it falls short)")
+    parser.add_argument("--set-baseline", type=Path, help="write this run's counts as the baseline")
     args = parser.parse_args(argv)
     root = repo_root(Path.cwd())
     results = []
@@ -202,6 +241,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         for r in results:
             _print(r)
+    if args.set_baseline is not None:
+        args.set_baseline.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if args.check is not None:
+        baseline = json.loads(args.check.read_text(encoding="utf-8")) if args.check.exists() else None
+        found = problems(results, baseline)
+        for line in found:
+            sys.stderr.write(f"holdout check: {line}\n")
+        if baseline is None:
+            sys.stderr.write(f"holdout check: no baseline at {args.check}; only the zero rules were checked\n")
+        return 1 if found else 0
     return 0
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 TARGETS: Final = "clauseguard_targets"
 KIND_LABELS: Final = {"condition": "CONDITION", "therapy": "THERAPY", "service": "SERVICE", "quantity": "QUANTITY",
-                      "free": "FREE", "generic": "GENERIC", "value": "VALUE"}
+                      "free": "FREE", "generic": "GENERIC", "value": "VALUE", "block": "BLOCK"}
 _VOCABULARY_MEMO: Final = 256  # distinct criteria vocabularies kept per pipeline
 _LOCK = threading.Lock()
 
@@ -89,6 +89,12 @@ class Pipeline:
                 yield from self._term_rules(term, "QUANTITY", quantity.name, seen)
         for word in lexicon.phrases("phrasing.yaml", "generic_services"):
             yield from self._term_rules(word, "GENERIC", word, seen)
+        for written, name in self.rules.section("aliases.yaml").get("aliases", {}).items():
+            if name is not None and name not in lexicon.concepts:
+                raise RulesError(f"fact rules aliases.yaml: {written!r} stands for {name!r}, which no lexicon file defines")
+            label = KIND_LABELS[lexicon.concepts[name].domain] if name is not None else "BLOCK"
+            pattern = [{"ORTH": t.text} for t in self.nlp.make_doc(str(written))]
+            yield self.ms.TargetRule(str(written), label, pattern=pattern, metadata={"name": name or ""})
 
     def _term_rules(self, term: str, label: str, name: str, seen: set[tuple[str, str]]) -> Iterable[Any]:
         """A term and its other number as phrase rules; where the tokenizer splits the term's capitals
@@ -175,7 +181,8 @@ class Pipeline:
         return doc
 
     def lexicon_targets(self, doc: Doc) -> list[Target]:
-        return [_target(s) for s in _quietly(self.lexicon_matcher, doc)]
+        """The lexicon's mentions (a blocking alias, having won its place, names nothing)."""
+        return [t for t in map(_target, _quietly(self.lexicon_matcher, doc)) if t.kind != "block"]
 
     def quantity_targets(self, doc: Doc) -> list[Target]:
         return [_target(s) for s in _quietly(self.quantity_matcher, doc)]
