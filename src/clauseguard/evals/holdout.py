@@ -99,6 +99,7 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     codes: Counter[str] = Counter()
     traps: Counter[str] = Counter()
     search: Counter[str] = Counter()
+    fad_clauses: Counter[str] = Counter()  # the corpus clauses that let out a false auto-determination
     from clauseguard.evals.scorecard import TRAP_TOKEN, trap_labels
 
     for row in per_case:
@@ -110,6 +111,9 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         expected, actual = row.get("expected") or {}, row.get("actual") or {}
         if row.get("kind") == "determination":
             pairs[f"{expected.get('gate')}/{expected.get('outcome')} -> {actual.get('gate')}/{actual.get('outcome')}"] += 1
+            if row.get("false_auto_determine"):
+                for clause_id in row.get("cited") or ():
+                    fad_clauses[str(clause_id)] += 1
             for code in row.get("reason_codes") or ():
                 codes[str(code)] += 1
         else:
@@ -120,6 +124,8 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         out["reason_codes"] = dict(codes.most_common())
     if search:
         out["search_problems"] = dict(search.most_common())
+    if fad_clauses:
+        out["false_auto_determine_clauses"] = dict(sorted(fad_clauses.items()))
     return out
 
 

@@ -870,6 +870,8 @@ class _Evaluator:
                                              note="hedged" if f.status == "unknown" else "duration not stated"))
                 continue
             status = compare("==", f.duration_days, atom.comparator, needed_days)
+            if f.duration_min_days is not None and compare("==", f.duration_min_days, atom.comparator, needed_days) != status:
+                status = UNKNOWN  # a month-only date ("since 05/2024") leaves the length either side of the threshold
             missing: str | None = f"duration of {atom.therapy}"
             note = ""
             if status == MET and atom.outcome is not None and f.outcome != atom.outcome and "failed" not in f.statuses:

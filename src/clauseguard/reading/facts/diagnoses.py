@@ -110,27 +110,44 @@ def _severity(note: Note, words: list[str]) -> tuple[str, ...]:
 
 
 def _severity_after(note: Note, m: Mention, conditions: list[Mention]) -> tuple[str, ...]:
-    """A severity written after the diagnosis: "asthma - severe", "RA, mod-severe,", "asthma: moderate
-    persistent", or a "Severity:" label right after a sentence naming only this condition."""
+    """A severity written after the diagnosis: "asthma - severe", "RA, mod-severe,", "RA of moderate
+    activity", "with moderate to severe disease activity", or a "Severity:" label opening the next
+    sentence after a sentence that names only this condition."""
     nt = notation(note)
     levels = note.tables.severity_levels
     words_alt = "|".join(sorted({*map(re.escape, levels), *map(re.escape, nt.severity_aliases)}, key=len, reverse=True))
+    level = rf"(?P<s>(?:{words_alt})(?:\s+to\s+(?:{words_alt}))?)(?![\w-])"
+    nouns = "|".join(sorted(map(re.escape, nt.severity_nouns), key=len, reverse=True))
     _, s_end = note.sentence_of(m.start)
     rest = note.clean[m.end:s_end]
-    hit = re.match(rf"\s*(?:[-–:]|,)\s*(?P<s>(?:{words_alt})(?:\s+to\s+(?:{words_alt}))?)(?![\w-])", rest, re.I)
+    hit = re.match(rf"\s*(?:[-–:]|,)\s*{level}", rest, re.I) or re.match(
+        rf"[^.;]{{0,60}}?\b(?:with|of)\s+{level}\s+(?:{nouns})\b", rest, re.I)
+    if hit is not None and re.match(r"[^.;]{0,60}?\b(?:with|of)\s", rest, re.I) and hit.re.pattern.startswith("[^"):
+        between = rest[:hit.start("s")]
+        if any(m.end <= c.start < m.end + len(between) for c in conditions if c is not m):
+            hit = None  # the grade belongs to a condition named in between
     if hit is None:
-        label = "|".join(map(re.escape, nt.severity_labels))
-        nxt = re.match(rf"[\s.;)]*(?:\([^)]*\)[\s.;]*)?(?:{label})\s*[:=-]\s*(?P<s>(?:{words_alt})(?:\s+to\s+(?:{words_alt}))?)(?![\w-])",
-                       note.clean[m.end:], re.I)
-        if nxt is None:
+        hit = _severity_label_after(note, m, conditions, level)
+        if hit is None:
             return ()
-        own = note.sentence_of(m.start)
-        others = [c for c in conditions if c is not m and note.sentence_of(c.start) == own and c.assertion == "affirmed"]
-        between = [c for c in conditions if m.end <= c.start < m.end + nxt.start("s")]
-        if others or between:
-            return ()  # a label after several diagnoses grades none of them for sure
-        hit = nxt
     return _severity(note, normalise(hit.group("s")).split())
+
+
+def _severity_label_after(note: Note, m: Mention, conditions: list[Mention], level: str) -> re.Match[str] | None:
+    """ "Rheumatoid arthritis (M06.09).\nSeverity: severe.": the label opens the next sentence, and the
+    diagnosis's own sentence names no other affirmed condition."""
+    labels = "|".join(map(re.escape, notation(note).severity_labels))
+    own = note.sentence_of(m.start)
+    following = [s for s in note.sentences if s[0] >= own[1]]
+    if not following:
+        return None
+    start, end = following[0]
+    found = re.match(rf"(?:{labels})\s*[:=-]\s*{level}", note.clean[start:end], re.I)
+    if found is None:
+        return None
+    others = [c for c in conditions if c is not m and c.assertion == "affirmed"
+              and (note.sentence_of(c.start) == own or start <= c.start < end)]
+    return None if others else found
 
 
 def _lasting(note: Note, m: Mention) -> tuple[float, Span] | None:
@@ -139,7 +156,7 @@ def _lasting(note: Note, m: Mention) -> tuple[float, Span] | None:
     found = duration_in(note, m.end, min(right, m.end + 60))
     if found is None:
         return None
-    days, start, end = found
+    days, start, end, _fewest = found
     between = note.clean[m.end:start]
     return (days, note.span(start, end)) if len(between.split()) <= 6 and not re.search(r"[;(]", between) else None
 

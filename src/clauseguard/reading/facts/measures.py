@@ -82,8 +82,16 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
         per = None
         if qdef.per is not None:
             # a rate of a counted quantity: "checks BG QID", "fingersticks 4x/day", "tests four times every day"
+            # the rate written with this quantity: after it up to the next thing named, else right before it;
+            # never one that belongs to another item of the clause ("insulin BID and fingersticks QID")
             names = tuple((c.start, c.end) for c in concepts if c.start < right and left < c.end)
-            rate = rate_in(note, left, right, inside=((q.start, q.end), *names))
+            others = [c.start for c in mentions if c is not q and c.kind in ("therapy", "quantity", "service")
+                      and q.end <= c.start < right]
+            rate = rate_in(note, q.end, min([right, *others]), inside=((q.start, q.end), *names))
+            if rate is None:
+                before_start = max([left, *(c.end for c in mentions if c is not q and c.end <= q.start
+                                            and c.kind in ("therapy", "quantity", "service"))])
+                rate = rate_in(note, max(before_start, q.start - 16), q.start, inside=names)
             if rate is not None:
                 found, r_start, r_end = rate
                 if value_at is None or r_start <= value_at < r_end:
@@ -92,7 +100,7 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
                     span_start, span_end = min(span_start, r_start), max(span_end, r_end)
         if value is None:
             continue
-        if _another_value(note, q, span_start, span_end, concepts):
+        if _another_value(note, q, span_start, span_end, concepts, value):
             out.append(MeasureFact(q.name, "unknown", note.span(span_start, span_end), value, comparator,
                                    unit or qdef.unit, assertion=_assertion(q)))
             continue
@@ -122,7 +130,8 @@ def _assertion(q: Mention) -> str:
     return q.assertion if q.assertion in ("possible", "planned", "historical") else "affirmed"
 
 
-def _another_value(note: Note, q: Mention, start: int, end: int, concepts: list[Mention]) -> bool:
+def _another_value(note: Note, q: Mention, start: int, end: int, concepts: list[Mention],
+                   value: float | None = None) -> bool:
     """A second value for the same quantity in the sentence ("7.4% three months ago and 8.3% now",
     "four per day last year, now two per day") or a value marked as past: which one is current is not
     read, so the value is unknown."""
@@ -139,6 +148,8 @@ def _another_value(note: Note, q: Mention, start: int, end: int, concepts: list[
             continue  # a date ("(03/2024)") is no second value
         if any(a <= end + num.start() < b for a, b in named):
             continue  # the "2" of "type 2 diabetes" is no second value
+        if value is not None and note.num_at(num.group("n")) == value:
+            continue  # the same value said again ("QID ... confirms 4 checks every day")
         return True
     past = note.lexicon.pattern(note.lexicon.phrases(C, "past_value"), "cue-past")
     window = note.clean[max(s_start, start - 12):start] + " " + note.clean[end:min(stop, end + 20)]

@@ -152,6 +152,8 @@ class Pipeline:
             return None
         if cue.scope == "next":
             return lambda target, modifier, between: len(_between(target, modifier)) == 0
+        if cue.scope == "phrase":
+            return lambda target, modifier, between: _phrase_scope(target, modifier, _between(target, modifier))
         if cue.scope == "clause" or cue.direction != "forward":
             return lambda target, modifier, between: _clause_scope(target, modifier, _between(target, modifier))
         scope = self.rules.scopes[cue.scope]
@@ -279,6 +281,15 @@ def _clause_scope(target: Span, modifier: Span, between: Span) -> bool:
             t.text in (".", ";", ":") for t in (words if answer else words[:-1])) and all(t.sent == modifier.sent for t in words):
         return True
     return len(between) <= _CLAUSE_REACH and not any(t.text in _CLAUSE_STOPS for t in between)
+
+
+def _phrase_scope(target: Span, modifier: Span, between: Span) -> bool:
+    """A few words back across a comma, never past another mention, a semicolon or a full stop."""
+    if _clause_scope(target, modifier, between):
+        return True
+    mentions = between.doc.user_data.get("clauseguard_target_tokens", frozenset())
+    words = [t for t in between if not t.is_space]
+    return len(words) <= _CLAUSE_REACH and not any(t.text in (";", ".") or t.i in mentions for t in words)
 
 
 def _list_scope(target: Span, between: Span, openers: frozenset[str], piece_words: int | None,

@@ -28,10 +28,10 @@ from clauseguard.reading.facts.services import (
     quantity_facts,
     tenure_facts,
 )
-from clauseguard.reading.facts.sheet import Fact, FactSheet, GapFact, fact_order
+from clauseguard.reading.facts.sheet import ConditionFact, Fact, FactSheet, GapFact, fact_order
 from clauseguard.reading.facts.structured import Structured, structured_facts
 from clauseguard.reading.facts.therapies import therapy_facts
-from clauseguard.reading.facts.values import age_facts
+from clauseguard.reading.facts.values import age_facts, onset_from_age
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
 from clauseguard.requests import MAX_NARRATIVE_CHARS  # longer is preflight's HALT; read at most this much
 
@@ -86,7 +86,11 @@ def read_facts(
         facts.extend(found)
         gaps.extend(missing)
     onset_spans: list[tuple[int, int]] = []
-    facts.extend(age_facts(note, onset_spans))
+    ages = age_facts(note, onset_spans)
+    facts.extend(ages)
+    if not any(a.of == "onset" for a in ages):
+        lasting = [(f, f.concept) for f in facts if isinstance(f, ConditionFact) and f.duration_days is not None]
+        facts.extend(onset_from_age(note, ages, lasting))
     facts.extend(tenure_facts(note, pipeline))
     counts = count_facts(note, mentions)
     facts.extend(counts)

@@ -21,7 +21,7 @@ from clauseguard.reading.lexicon import _TermLoader  # YAML that never reads a w
 
 RULES_PACKAGE: Final = "clauseguard/data/facts"
 DIRECTIONS: Final = ("forward", "backward", "both", "terminate", "pseudo")
-SCOPES: Final = ("list", "near", "relative", "clause", "sentence", "next")
+SCOPES: Final = ("list", "near", "relative", "clause", "phrase", "sentence", "next")
 KINDS: Final = ("condition", "therapy", "service", "quantity", "free", "generic", "value")
 
 

@@ -64,6 +64,7 @@ class TherapyFact:
     outcome: str | None = None
     source: str = NARRATIVE
     assertion: Assertion = "affirmed"
+    duration_min_days: float | None = None  # a month-only date ("since 05/2024"): the course is at least this long
     course: str | None = None  # current | completed | stopped, when the narrative says
     dose: str | None = None
     rate: Rate | None = None

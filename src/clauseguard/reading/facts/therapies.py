@@ -45,9 +45,11 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
         if "contraindicated" in statuses:
             statuses = [s for s in statuses if s != "treated"]
         nxt = next((t.start for t in therapies if t.start > m.start and t.start < right), right)
-        duration = _therapy_duration(note, m, left, right)
+        length = _therapy_duration(note, m, left, right)
+        duration, fewest = (length if isinstance(length, tuple) else (length, None))
         outcome = _outcome_in(note, left, right) if "failed" in statuses else None
-        out.append(_fact(note, m, statuses, denied, duration, outcome, nxt))
+        fact = _fact(note, m, statuses, denied, duration, outcome, nxt)
+        out.append(replace(fact, duration_min_days=fewest) if fewest is not None else fact)
     # status words with no therapy in their clause speak of the last therapy named before them in the
     # same sentence, unless a break ("but", "however", ";") lies between
     for status in _STATUSES:
@@ -172,7 +174,8 @@ def response_of(note: Note, fact: TherapyFact) -> str | None:
     return found
 
 
-def _therapy_duration(note: Note, m: Mention, left: int, right: int) -> float | None:
+def _therapy_duration(note: Note, m: Mention, left: int, right: int) -> float | tuple[float, float] | None:
+    """The course's length in days, or (most, fewest) when a month-only date bounds it."""
     N, T = note.number_re, note.time_re
     before = note.clean[left:m.start]
     after = note.clean[m.end:right]
@@ -203,10 +206,10 @@ def _therapy_duration(note: Note, m: Mention, left: int, right: int) -> float | 
     # note shorthand after the drug and its dose: "MTX x3 mo", "SSZ 1 g BID x5 mo", "since 05/2024"
     shorthand = duration_in(note, m.end, right)
     if shorthand is not None:
-        days, start, _end = shorthand
+        days, start, _end, fewest = shorthand
         between = note.clean[m.end:start]
         if len(between.split()) <= 8 and not re.search(r"[;]", between):
-            return days
+            return (days, fewest) if fewest != days else days
     return None
 
 
@@ -237,6 +240,8 @@ def _unknown_therapies(note: Note, therapies: list[Mention], mentions: list[Ment
         phrase = normalise(m.group("x"))
         if phrase.split()[0] in note.rules.values("not_therapies"):
             continue
+        if not phrase.split()[0].endswith(tuple(note.rules.values("drug_stems"))):
+            continue  # named like no drug: a length of something else ("six months of symmetric pain")
         days = note.days_of(m.group("n"), m.group("t"))
         if days is None or _required(note, start, note.sentence_of(start)[1]):
             continue

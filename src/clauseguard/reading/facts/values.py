@@ -9,7 +9,7 @@ decides what a value is about beyond the quantity the lexicon names.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from functools import cache
 from typing import Any, Final
 
@@ -72,6 +72,9 @@ class Notation:
                      for name, spec in body.items()}
         self.severity_aliases = {normalise(k): normalise(v) for k, v in r.values("severity_aliases").items()}
         self.severity_labels = tuple(normalise(w) for w in r.values("severity_labels"))
+        self.severity_nouns = tuple(normalise(w) for w in r.values("severity_nouns"))
+        self.onset_comparators = {normalise(k): str(v) for k, v in r.values("onset_comparators").items()}
+        self.new_onset = tuple(normalise(w) for w in r.values("new_onset_words"))
         self.severity_reach = int(r.values("severity_reach"))
         self.dose_reach = int(r.values("dose_reach"))
 
@@ -124,7 +127,7 @@ def rate_in(note: Note, start: int, end: int, *, sig: bool = False,
 
 
 def parse_date(note: Note, raw: str) -> date | None:
-    """ISO, US numeric (03/15/2024, 3/15/24) or month and year (03/2024, March 2024; the 1st is assumed)."""
+    """ISO, US numeric (03/15/2024, 3/15/24) or month and year (03/2024, March 2024: its first day)."""
     raw = raw.strip().rstrip(".")
     try:
         if m := re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", raw):
@@ -142,25 +145,31 @@ def parse_date(note: Note, raw: str) -> date | None:
     return None
 
 
-def duration_in(note: Note, start: int, end: int) -> tuple[float, int, int] | None:
+def duration_in(note: Note, start: int, end: int) -> tuple[float, int, int, float] | None:
     """The first length of time in [start, end): "x 6 mo", "for the past 10 days", "since 05/2024" (to the
-    request's date; a month and year counts from its first day). (days, where it starts, where it ends)."""
+    request's date). (most days, where it starts, where it ends, fewest days): a date given only by its
+    month ("since 05/2024") leaves the length between the month's last day and its first."""
     nt = notation(note)
     text = note.clean
-    best: tuple[float, int, int] | None = None
+    best: tuple[float, int, int, float] | None = None
     for m in nt.duration_re.finditer(text, start, end):
         unit_text = {"y": "years", "m": "months", "w": "weeks", "d": "days"}.get(m.group("t").lower(), m.group("t"))
         if re.match(r"\s*ago\b", text[m.end():]):
             continue
         days = note.days_of(m.group("n"), unit_text)
         if days is not None:
-            best = (days, m.start(), m.end())
+            best = (days, m.start(), m.end(), days)
             break
     if note.as_of is not None:
         for m in nt.since_re.finditer(text, start, end):
             when = parse_date(note, m.group("d"))
             if when is not None and when <= note.as_of and (best is None or m.start() < best[1]):
-                best = (float((note.as_of - when).days), m.start(), m.end())
+                most = float((note.as_of - when).days)
+                fewest = most
+                if not re.search(r"\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2}", m.group("d")):
+                    last = (date(when.year + when.month // 12, when.month % 12 + 1, 1) - timedelta(days=1))
+                    fewest = float(max(0, (note.as_of - min(last, note.as_of)).days))
+                best = (most, m.start(), m.end(), fewest)
                 break
     return best
 
@@ -282,13 +291,16 @@ def _lexicon_onsets(note: Note, onset_spans: list[tuple[int, int]]) -> list[AgeF
     not_years = "|".join(re.escape(t) for t, (unit, _) in sorted(note.tables.time_units.items()) if unit != "year")
     age_number = rf"(?:of\s+)?(?P<n>{note.number_re})(?![\w-])(?!\s+(?:{not_years})\b)"
     onset = lex.pattern(lex.phrases(C, "onset"), "cue-onset")
+    comparators = notation(note).onset_comparators
     for m in onset.finditer(text):
         nm = re.match(r"\s+" + age_number, text[m.end():], re.I)
         value = note.num_at(nm.group("n")) if nm else None
         if nm and value is not None:
             end = m.end() + nm.end()
             onset_spans.append((m.start(), end))
-            out.append(AgeFact(value, note.span(m.start(), end), "onset"))
+            words = normalise(m.group()).split()
+            comparator = next((c for w, c in comparators.items() if w in words), "==")  # "onset after age 50"
+            out.append(AgeFact(value, note.span(m.start(), end), "onset", comparator))
     onset_with = lex.pattern(lex.phrases(C, "onset_with"), "cue-onset-with")
     for m in onset_with.finditer(text):
         # "diagnosed with breast cancer at age 41": the condition, then its age, in one clause
@@ -305,6 +317,29 @@ def _lexicon_onsets(note: Note, onset_spans: list[tuple[int, int]]) -> list[AgeF
         if tok.text in note.tables.age_words:
             op, value = note.tables.age_words[tok.text]
             out.append(AgeFact(float(value), note.span(tok.start, tok.end), "member", op))
+    return out
+
+
+def onset_from_age(note: Note, ages: list[AgeFact], lasting: list[tuple[Any, str]]) -> list[AgeFact]:
+    """A new condition that has lasted a stated time began at the member's age less that time ("58 yo,
+    new daily headaches x 3 wks": onset at 57 or later): derived, never guessed, only from an exact age
+    and a length of at most a year."""
+    nt = notation(note)
+    exact = [a for a in ages if a.of == "member" and a.comparator == "=="]
+    if len({a.value for a in exact}) != 1:
+        return []
+    age = exact[0].value
+    out: list[AgeFact] = []
+    for fact, _concept in lasting:
+        if fact.duration_days is None or fact.duration_days > 365.25 or fact.span is None:
+            continue
+        left, _ = note.clause_bounds(fact.span.start, stop_words=False)
+        before = normalise(note.clean[left:fact.span.start])
+        new = any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", before) for w in nt.new_onset) or \
+            any(w in normalise(fact.span.text).split() for w in nt.new_onset)
+        if new:
+            span = fact.duration_span or fact.span
+            out.append(AgeFact(float(age - 1), span, "onset", ">="))
     return out
 
 
