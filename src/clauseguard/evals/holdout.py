@@ -129,6 +129,17 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _criteria_counts(answers: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How the deciding clauses' criteria were judged in the false auto-determinations, counted as
+    "clause: criterion = result (where the fact came from)": the corpus's words, never a case's."""
+    found: Counter[str] = Counter()
+    for answer in answers:
+        for c in answer.get("criteria") or ():
+            source = str(c.get("source") or "unstated").split(":", 1)[0]
+            found[f"{c.get('clause_id')}: {c.get('criterion')} = {c.get('result')} ({source})"] += 1
+    return dict(sorted(found.items()))
+
+
 _SEARCH_PROBLEMS: Final = ("status", "applicable_version", "action", "missing from sources", "must-exclude in sources",
                             "answer does not give the reason", "wrong value")
 
@@ -165,7 +176,9 @@ def run_part(root: Path, part: Part) -> dict[str, Any]:
         corpus = load_demo() if target == "demo" else load_path(target)
         checked = check_suite([root / c for c in part.cases], corpus)
         engine = Engine(open_corpus(str(target), None)).warm_up()
-        scored = run_checked(checked, engine)
+        answers: dict[str, Mapping[str, Any]] = {}
+        scored = run_checked(checked, engine, on_done=lambda run: answers.__setitem__(
+            run.case.case_id, getattr(run, "answer", None) or {}))
         doc = scored.document
         out["invalid_cases"] = len(doc.get("invalid_cases", ()))
         if "answer" in doc:
@@ -173,6 +186,10 @@ def run_part(root: Path, part: Part) -> dict[str, Any]:
         if "search" in doc:
             out["search"] = {k: doc["search"].get(k) for k in SEARCH_KEYS if k in doc["search"]}
         out["failures"] = failure_categories(doc.get("per_case", ()))
+        fad = [answers.get(str(r.get("case_id")), {}) for r in doc.get("per_case", ()) if r.get("false_auto_determine")]
+        criteria = _criteria_counts(fad)
+        if criteria:
+            out["failures"]["false_auto_determine_criteria"] = criteria
     for name, scorer in _extra_scorers():
         found = scorer(root, part)
         if found is not None:

@@ -705,8 +705,11 @@ class _Evaluator:
                     best = result
         if best is not None:
             return best
+        stated = any(f.status == "present" for f, _rel in related)
         for f, rel in related:
-            if f.status == "absent" and self._denies(f.concept, atom.concept, rel):
+            # a denial decides unless the request also states the same thing (or a kind of it) present:
+            # "new headaches ...; no history of headaches before" denies only the past
+            if f.status == "absent" and self._denies(f.concept, atom.concept, rel) and not stated:
                 return self._record(atom, role, NOT_MET, f"no {f.concept}", f.span, f.source,
                                     note="the request states it is absent")
         for f, rel in related:
@@ -746,6 +749,9 @@ class _Evaluator:
         return known is not None and bool(known.icd10)
 
     def _condition_detail(self, atom: Condition, fact: ConditionFact) -> tuple[Value, str, str | None]:
+        if fact.resolved and not atom.history:
+            # an episode stated to be over ("resolved", "in remission") is no present condition for sure
+            return UNKNOWN, "stated as resolved", f"whether {atom.concept} is present now"
         if atom.within is not None:
             window = atom.within.length * _DAYS[atom.within.unit]
             if fact.within_days is None:

@@ -136,7 +136,14 @@ class Note:
                         out.append((start + lead, start + len(piece.rstrip())))
                     start = cut
             offset += len(line) + 1
-        return out
+        # a sentence of punctuation alone ("? Hypoglycemia unawareness." split at its "?") opens the next one
+        merged: list[tuple[int, int]] = []
+        for start, end in out:
+            if merged and not any(c.isalnum() for c in text[merged[-1][0]:merged[-1][1]]):
+                merged[-1] = (merged[-1][0], end)
+            else:
+                merged.append((start, end))
+        return merged
 
     def sentence_of(self, pos: int) -> tuple[int, int]:
         for start, end in self.sentences:
