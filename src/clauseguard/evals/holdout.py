@@ -213,27 +213,31 @@ def _print(result: Mapping[str, Any]) -> None:
             print(f"    {key}: {json.dumps(value, sort_keys=False)}")
 
 
-# Metrics that may not fall below the baseline's, and counts that may not rise above it.
+# Metrics that may not fall below the baseline's, and counts that may not rise above it. The safety
+# counts (false auto-determinations, facts read wrong) must be 0 where the baseline has none and may
+# never rise above the baseline's where it has some: the target is 0 everywhere, and a count that is not
+# yet 0 is recorded in the baseline and in the closing notes, never hidden.
 NOT_BELOW: Final = (("answer", "determination_accuracy"), ("answer", "gate_correctness"),
                     ("answer", "citation_faithfulness"), ("note_phrasebook", "exact"))
-NOT_ABOVE: Final = (("answer", "hallucinated_clause_count"), ("answer", "stale_citation_count"))
-ALWAYS_ZERO: Final = (("answer", "false_auto_determine"), ("note_phrasebook", "wrong"))
+NOT_ABOVE: Final = (("answer", "hallucinated_clause_count"), ("answer", "stale_citation_count"),
+                    ("answer", "false_auto_determine"), ("note_phrasebook", "wrong"))
+SAFETY: Final = (("answer", "false_auto_determine"), ("note_phrasebook", "wrong"))
 
 
 def problems(results: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]] | None) -> list[str]:
-    """Why a run falls short: a false auto-determination or a wrong fact anywhere, or a metric below
-    the baseline's for the same suite, half and corpus."""
+    """Why a run falls short: a safety count above the baseline's (above 0 with no baseline), or a
+    metric below the baseline's for the same suite, half and corpus."""
     out: list[str] = []
     before = {(b["suite"], b["half"], p["corpus"]): p for b in (baseline or ()) for p in b["parts"]}
     for result in results:
         for part in result["parts"]:
             where = f"{result['suite']}/{result['half']} {part['corpus']}"
-            for section, key in ALWAYS_ZERO:
-                value = (part.get(section) or {}).get(key)
-                if value:
-                    out.append(f"{where}: {section}.{key} is {value} (must be 0)")
             old = before.get((result["suite"], result["half"], part["corpus"]))
             if old is None:
+                for section, key in SAFETY:
+                    value = (part.get(section) or {}).get(key)
+                    if value:
+                        out.append(f"{where}: {section}.{key} is {value} (must be 0)")
                 continue
             for section, key in NOT_BELOW:
                 new_v, old_v = (part.get(section) or {}).get(key), (old.get(section) or {}).get(key)
