@@ -30,7 +30,6 @@ from clauseguard.reading.facts import (
     ConditionFact,
     DocumentationFact,
     FactSheet,
-    GapFact,
     MeasureFact,
     QuantityFact,
     RelativeFact,

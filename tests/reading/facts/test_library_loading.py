@@ -35,7 +35,7 @@ def test_nothing_is_fetched() -> None:
             "from clauseguard.reading.facts import read_facts\n"
             "sheet = read_facts('Lantus 20 units qHS; no history of DKA.', ['E10.65'])\n"
             "print(len(sheet.facts))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)  # noqa: S603 - our own code
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout.strip()) > 0
 
@@ -65,7 +65,7 @@ def test_help_and_a_search_load_none_of_them(tmp_path: Path) -> None:
             " if m in sys.modules]\n"
             "print(','.join(heavy))\n")
     env = {**os.environ, "CLAUSEGUARD_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False,
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False,  # noqa: S603
                           env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == ""

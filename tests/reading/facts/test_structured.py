@@ -14,7 +14,15 @@ from clauseguard.corpus.sources import open_corpus
 from clauseguard.engine import Engine
 from clauseguard.errors import RequestError
 from clauseguard.evals.cases import parse_case_file
-from clauseguard.reading.facts import AgeFact, PlaceFact, PrescriberFact, QuantityFact, SexFact, Structured, read_facts
+from clauseguard.reading.facts import (
+    AgeFact,
+    PlaceFact,
+    PrescriberFact,
+    QuantityFact,
+    SexFact,
+    Structured,
+    read_facts,
+)
 from clauseguard.requests import DeterminationRequest, parse_request
 
 BASE = {"payer_id": "KHP", "plan_id": "KHP-HMO-CORE", "procedure_codes": ["E0784"], "diagnosis_codes": ["E10.9"],

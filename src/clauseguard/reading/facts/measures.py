@@ -15,7 +15,7 @@ from clauseguard.corpus.criteria import Period
 from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import NUMBER_TOKEN, C, Note
 from clauseguard.reading.facts.sheet import GapFact, MeasureFact
-from clauseguard.reading.facts.values import body_measures, bmi_fact, rate_in
+from clauseguard.reading.facts.values import bmi_fact, body_measures, rate_in
 from clauseguard.reading.lexicon import normalise
 
 _LEAD: Final = (r"^\s*(?:(?:level|value|result|reading|remains|remained|now|today|currently|measured|of\s+about|about|"
