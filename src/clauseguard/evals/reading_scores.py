@@ -145,7 +145,8 @@ def phrasebook_facts(sheet: FactSheet) -> list[Read]:
                 values["frequency"] = (f.rate.count, f.rate.per.length, f.rate.per.unit)
             names = tuple(n for n in (f.therapy, f.drug, f.brand, span.text) if n)
             out.append(Read("therapy", status, span.start, span.end, names, values))
-        elif isinstance(f, MeasureFact) and f.source == "narrative" and f.status != "unknown" and not f.derived:
+        elif isinstance(f, MeasureFact) and f.source == "narrative" and f.status != "unknown" and not f.derived \
+                and not f.conflicting:
             status = "negated" if f.status == "absent" else "affirmed" if f.assertion == "affirmed" else None
             if status is None:
                 continue
@@ -158,10 +159,10 @@ def phrasebook_facts(sheet: FactSheet) -> list[Read]:
             if f.comparator != "==":
                 values["comparator"] = f.comparator
             out.append(Read(kind, status, span.start, span.end, (f.quantity, span.text), values))
-        elif isinstance(f, QuantityFact) and f.source == "narrative":
+        elif isinstance(f, QuantityFact) and f.source == "narrative" and not f.conflicting:
             out.append(Read("quantity", f.assertion, span.start, span.end, (f.item, span.text),
                             {"value": f.value, "per": (f.per.length, f.per.unit)}))
-        elif isinstance(f, AgeFact) and f.source == "narrative" and f.comparator == "==":
+        elif isinstance(f, AgeFact) and f.source == "narrative" and f.comparator == "==" and not f.conflicting:
             out.append(Read("age", "affirmed", span.start, span.end, ("age",), {"value": f.value, "of": f.of}))
         elif isinstance(f, ServiceFact) and not f.requested and f.source == "narrative":
             status = {"present": "affirmed", "absent": "negated"}.get(f.status)

@@ -793,6 +793,10 @@ class _Evaluator:
 
     def _measure(self, atom: Measure, role: Role) -> AtomResult:
         facts = [f for f in self.facts.of(MeasureFact) if self._related(f.quantity, atom.quantity) == "narrower"]
+        conflicting = next((f for f in facts if f.conflicting), None)
+        if conflicting is not None:  # two values for one measure: never a pick
+            return self._record(atom, role, UNKNOWN, conflicting.quantity, conflicting.span, conflicting.source,
+                                missing=atom.quantity, note="the request states conflicting values")
         verdicts: list[AtomResult] = []
         for f in facts:
             desc = f"{f.quantity} {'' if f.comparator == '==' else f.comparator + ' '}" + (
@@ -959,6 +963,11 @@ class _Evaluator:
 
     def _age(self, atom: Age, role: Role) -> AtomResult:
         facts = [f for f in self.facts.of(AgeFact) if f.of == atom.of]
+        conflicting = next((f for f in facts if f.conflicting), None)
+        if conflicting is not None:  # two ages for one person or onset: never a pick
+            return self._record(atom, role, UNKNOWN, None, conflicting.span, conflicting.source,
+                                missing="age at onset" if atom.of == "onset" else "age",
+                                note="the request states conflicting values")
         facts.sort(key=lambda f: (f.comparator != "==", f.span.start if f.span else -1))
         for f in facts:
             status = compare(f.comparator, f.value, atom.comparator, atom.value)
@@ -1001,6 +1010,9 @@ class _Evaluator:
             fact_days = f.per.length * _DAYS[f.per.unit]
             atom_days = atom.per.length * _DAYS[atom.per.unit]
             desc = f"{_num(f.value)} {f.item}(s) per {f.per.label}"
+            if f.conflicting:  # two amounts for one item and period: never a pick
+                return self._record(atom, role, UNKNOWN, desc, f.span, f.source, missing=f"{atom.item} per {atom.per.label}",
+                                    note="the request states conflicting values")
             if abs(fact_days - atom_days) < 0.5:
                 return self._record(atom, role, compare("==", f.value, atom.comparator, atom.value), desc, f.span, f.source)
             if math.isfinite(atom_days) and fact_days > atom_days and atom.comparator in ("<=", "<"):

@@ -151,11 +151,16 @@ def _severity_label_after(note: Note, m: Mention, conditions: list[Mention], lev
 
 
 def _lasting(note: Note, m: Mention) -> tuple[float, Span] | None:
-    """How long a condition has lasted, written right after it ("LBP x 8 weeks", "since 03/01/2024")."""
+    """How long a condition has lasted, written right after it ("LBP x 8 weeks", "since 03/01/2024", "onset
+    2 weeks ago")."""
     _, right = note.clause_bounds(m.end, stop_words=False)
-    found = duration_in(note, m.end, min(right, m.end + 60))
+    found = duration_in(note, m.end, min(right, m.end + 60), onset=True)
     if found is None:
-        return None
+        # "Headache, onset 2 weeks ago", "LBP - x 8 weeks": a length set off right after the condition
+        _, s_end = note.sentence_of(m.start)
+        found = duration_in(note, m.end, min(s_end, m.end + 60), onset=True)
+        if found is None or not re.fullmatch(r"\s*[,–-]\s*", note.clean[m.end:found[1]]):
+            return None
     days, start, end, _fewest = found
     between = note.clean[m.end:start]
     return (days, note.span(start, end)) if len(between.split()) <= 6 and not re.search(r"[;(]", between) else None

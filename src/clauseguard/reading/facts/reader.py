@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from clauseguard.corpus.criteria import Criteria, all_atoms
+from clauseguard.reading.facts.ages import age_facts, onset_from_age
 from clauseguard.reading.facts.assertion import assert_mentions, find_sections, relative_regions
 from clauseguard.reading.facts.codes import code_facts, reconcile
 from clauseguard.reading.facts.diagnoses import condition_facts
@@ -19,6 +20,7 @@ from clauseguard.reading.facts.mentions import find_mentions
 from clauseguard.reading.facts.note import Note
 from clauseguard.reading.facts.pipeline import Pipeline
 from clauseguard.reading.facts.relatives import about_relative, relative_facts
+from clauseguard.reading.facts.repeats import consolidate
 from clauseguard.reading.facts.rules import Rules, default_rules
 from clauseguard.reading.facts.services import (
     count_facts,
@@ -31,7 +33,6 @@ from clauseguard.reading.facts.services import (
 from clauseguard.reading.facts.sheet import ConditionFact, Fact, FactSheet, GapFact, fact_order
 from clauseguard.reading.facts.structured import Structured, structured_facts
 from clauseguard.reading.facts.therapies import therapy_facts
-from clauseguard.reading.facts.values import age_facts, onset_from_age
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
 from clauseguard.requests import MAX_NARRATIVE_CHARS  # longer is preflight's HALT; read at most this much
 
@@ -104,6 +105,7 @@ def read_facts(
     facts.extend(relative_facts(note, regions, mentions))
     conditions, services, unknown = code_facts(note, tuple(diagnosis_codes), tuple(procedure_codes), vocab)
     facts = reconcile(note, facts, conditions)
+    facts = consolidate(sorted(facts, key=fact_order))  # a value stated twice is one fact; two values for one are a conflict
     facts.extend(services)
     if structured is not None:
         facts = structured_facts(note, structured, facts)

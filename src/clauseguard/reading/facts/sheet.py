@@ -87,6 +87,7 @@ class MeasureFact:
     source: str = NARRATIVE
     assertion: Assertion = "affirmed"
     derived: bool = False  # computed from other stated values (BMI from height and weight)
+    conflicting: bool = False  # the note states another value for this measure (repeats.py): unknown
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class AgeFact:
     of: str = "member"
     comparator: str = "=="
     source: str = NARRATIVE
+    conflicting: bool = False  # the note states another age of the same person or onset (repeats.py): unknown
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ class QuantityFact:
     span: Span | None
     source: str = NARRATIVE
     assertion: Assertion = "affirmed"
+    conflicting: bool = False  # the note states another amount of this item over this period (repeats.py)
 
 
 @dataclass(frozen=True)

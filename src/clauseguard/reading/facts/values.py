@@ -1,5 +1,5 @@
 """Values in a narrative: how often (BID, q6h, "4x/day"), how long ("x 6 mo", "since 2023-11-15"), dates,
-measurements with units (and BMI from height and weight), ages in every common form, doses.
+measurements with units (and BMI from height and weight), doses; ages are ages.py's.
 
 It owns reading numbers next to what they measure; the notations are data (data/facts/values.yaml and
 the lexicon's numbers and units) and physical units go through pint, never counts of items. It never
@@ -14,8 +14,8 @@ from functools import cache
 from typing import Any, Final
 
 from clauseguard.corpus.criteria import Period
-from clauseguard.reading.facts.note import NUMBER_TOKEN, C, Note
-from clauseguard.reading.facts.sheet import AgeFact, MeasureFact, Rate
+from clauseguard.reading.facts.note import NUMBER_TOKEN, Note
+from clauseguard.reading.facts.sheet import MeasureFact, Rate
 from clauseguard.reading.lexicon import normalise
 
 _DAYS: Final = {"day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25}
@@ -50,31 +50,24 @@ class Notation:
         leads = _alt(r.values("duration_leads"))
         self.duration_re = re.compile(
             rf"(?<![\w])(?:{leads})\s*(?P<n>{N})\s*-?\s*(?P<t>{T.time_re}|y|m|w|d)(?![\w])", re.I)
+        # a condition's own start: "onset 2 weeks ago", "began 2023-12-01" (never a therapy's: a course
+        # started then may have stopped since)
+        began = _alt(r.values("onset_words"))
+        self.began_ago_re = re.compile(rf"(?<![\w])(?:{began})\s*[:-]?\s*(?:about\s+|approximately\s+|~\s*)?"
+                                       rf"(?P<n>{N})\s*-?\s*(?P<t>{T.time_re})\s+ago(?![\w])", re.I)
+        self.began_on_re = re.compile(rf"(?<![\w])(?:{began})\s*[:-]?\s*(?:on\s+|in\s+)?(?P<d>[0-9][0-9/.-]*[0-9]"
+                                      rf"|(?:{_alt(r.values('month_names'))})\.?\s+\d{{4}})", re.I)
         self.since_re = re.compile(rf"(?<![\w])(?:{_alt(r.values('since_words'))})\s+(?P<d>[0-9][0-9/.-]*[0-9]"
                                    rf"|(?:{_alt(r.values('month_names'))})\.?\s+\d{{4}})", re.I)
         self.months = {normalise(k): int(v) for k, v in r.values("month_names").items()}
         self.dose_re = re.compile(rf"(?<![\w.])(?P<v>\d+(?:\.\d+)?(?:\s*-\s*\d+(?:\.\d+)?)?)\s*(?P<u>{_alt(r.values('dose_units'))})"
                                   rf"(?![\w])", re.I)
-        suffixes = _alt(r.values("age_suffixes"))
-        labels = _alt(r.values("age_labels"))
-        sexes = "|".join(map(re.escape, r.values("age_sex_letters")))
-        self.age_re = re.compile(
-            rf"(?<![\w./-])(?:(?P<a>\d{{1,3}})\s*-?\s*(?:{suffixes})(?![\w])"
-            rf"|(?P<b>\d{{1,3}})(?:{sexes})(?![\w])"
-            rf"|(?:{labels})\s*(?:[:=-]\s*|is\s+|of\s+)?(?P<c>{N})(?:\s*(?:years?|yrs?|y))?(?![\w/-])(?!\.\d)"
-            r"(?!\s*(?:weeks|wks|months|mos|days)\b))",
-            re.I)
-        self.onset_re = re.compile(rf"(?<![\w])(?:{_alt(r.values('onset_labels'))})\s*[:=]?\s*(?P<n>{N})(?![\w/-])(?!\.\d)"
-                                   r"(?!\s*(?:weeks|wks|wk|months|mos|days|w)\b)", re.I)
-        self.onset_events = tuple(normalise(w) for w in r.values("onset_events"))
         body = r.values("body_measures")
         self.body = {name: (re.compile(rf"(?<![\w])(?:{_alt(spec['labels'])})\s*[:=]?\s*", re.I), tuple(spec["units"]))
                      for name, spec in body.items()}
         self.severity_aliases = {normalise(k): normalise(v) for k, v in r.values("severity_aliases").items()}
         self.severity_labels = tuple(normalise(w) for w in r.values("severity_labels"))
         self.severity_nouns = tuple(normalise(w) for w in r.values("severity_nouns"))
-        self.onset_comparators = {normalise(k): str(v) for k, v in r.values("onset_comparators").items()}
-        self.new_onset = tuple(normalise(w) for w in r.values("new_onset_words"))
         self.severity_reach = int(r.values("severity_reach"))
         self.dose_reach = int(r.values("dose_reach"))
 
@@ -145,10 +138,11 @@ def parse_date(note: Note, raw: str) -> date | None:
     return None
 
 
-def duration_in(note: Note, start: int, end: int) -> tuple[float, int, int, float] | None:
+def duration_in(note: Note, start: int, end: int, *, onset: bool = False) -> tuple[float, int, int, float] | None:
     """The first length of time in [start, end): "x 6 mo", "for the past 10 days", "since 05/2024" (to the
     request's date). (most days, where it starts, where it ends, fewest days): a date given only by its
-    month ("since 05/2024") leaves the length between the month's last day and its first."""
+    month ("since 05/2024") leaves the length between the month's last day and its first. `onset`: a
+    condition's, which its start also dates ("onset 2 weeks ago", "began on 2023-12-01")."""
     nt = notation(note)
     text = note.clean
     best: tuple[float, int, int, float] | None = None
@@ -160,8 +154,15 @@ def duration_in(note: Note, start: int, end: int) -> tuple[float, int, int, floa
         if days is not None:
             best = (days, m.start(), m.end(), days)
             break
+    if onset:
+        for m in nt.began_ago_re.finditer(text, start, end):
+            days = note.days_of(m.group("n"), m.group("t"))
+            if days is not None and (best is None or m.start() < best[1]):
+                best = (days, m.start(), m.end(), days)
+            break
     if note.as_of is not None:
-        for m in nt.since_re.finditer(text, start, end):
+        dated = [*nt.since_re.finditer(text, start, end), *(nt.began_on_re.finditer(text, start, end) if onset else ())]
+        for m in sorted(dated, key=lambda found: found.start()):
             when = parse_date(note, m.group("d"))
             if when is not None and when <= note.as_of and (best is None or m.start() < best[1]):
                 most = float((note.as_of - when).days)
@@ -246,110 +247,6 @@ def dose_after(note: Note, start: int, end: int) -> tuple[str, int] | None:
     if re.search(r"[;,(]", between):
         return None
     return note.clean[m.start():m.end()], m.end()
-
-
-# --- ages -------------------------------------------------------------------------------------------
-
-
-def age_facts(note: Note, onset_spans: list[tuple[int, int]]) -> list[AgeFact]:
-    """The member's age ("67 yo", "67F", "Age: 67", "aged 81", "a 66-year-old") and onset ages
-    ("dx age 11", "Age at diagnosis: 12", "since the age of nine")."""
-    nt = notation(note)
-    text = note.clean
-    out = _lexicon_onsets(note, onset_spans)
-    for m in nt.onset_re.finditer(text):
-        if any(s <= m.start() < e for s, e in onset_spans):
-            continue
-        label = normalise(text[m.start():m.start("n")])
-        # "at the age of 58" dates an onset only after an event ("developed headaches ... at the age of 58")
-        if label.startswith(("at ", "from ")):
-            s_start, _ = note.sentence_of(m.start())
-            before = normalise(text[s_start:m.start()])
-            if not any(re.search(rf"(?<![\w]){re.escape(e)}(?![\w])", before) for e in nt.onset_events):
-                continue
-        value = note.num_at(m.group("n"))
-        if value is not None and 0 < value < 120:
-            onset_spans.append((m.start(), m.end()))
-            out.append(AgeFact(value, note.span(m.start(), m.end()), "onset"))
-    for m in nt.age_re.finditer(text):
-        if any(s <= m.start() < e or m.start() <= s < m.end() for s, e in onset_spans):
-            continue
-        raw = m.group("a") or m.group("b") or m.group("c")
-        value = note.num_at(raw) if raw else None
-        if value is None or not (0 < value < 120):
-            continue
-        if m.group("b") and not _age_letter_context(note, m.start(), m.end()):
-            continue
-        out.append(AgeFact(value, note.span(m.start(), m.end())))
-    return out
-
-
-def _lexicon_onsets(note: Note, onset_spans: list[tuple[int, int]]) -> list[AgeFact]:
-    """Onsets by the lexicon's cue phrases ("onset at age 61", "diagnosed with breast cancer at age 41")."""
-    lex, text = note.lexicon, note.clean
-    out: list[AgeFact] = []
-    not_years = "|".join(re.escape(t) for t, (unit, _) in sorted(note.tables.time_units.items()) if unit != "year")
-    age_number = rf"(?:of\s+)?(?P<n>{note.number_re})(?![\w-])(?!\s+(?:{not_years})\b)"
-    onset = lex.pattern(lex.phrases(C, "onset"), "cue-onset")
-    comparators = notation(note).onset_comparators
-    for m in onset.finditer(text):
-        nm = re.match(r"\s+" + age_number, text[m.end():], re.I)
-        value = note.num_at(nm.group("n")) if nm else None
-        if nm and value is not None:
-            end = m.end() + nm.end()
-            onset_spans.append((m.start(), end))
-            words = normalise(m.group()).split()
-            comparator = next((c for w, c in comparators.items() if w in words), "==")  # "onset after age 50"
-            out.append(AgeFact(value, note.span(m.start(), end), "onset", comparator))
-    onset_with = lex.pattern(lex.phrases(C, "onset_with"), "cue-onset-with")
-    for m in onset_with.finditer(text):
-        # "diagnosed with breast cancer at age 41": the condition, then its age, in one clause
-        _, right = note.clause_bounds(m.end(), stop_words=False)
-        nm = re.match(rf"\s+(?:[\w'-]+\s+){{1,6}}?at\s+(?:the\s+)?(?:age\s+)?{age_number}", text[m.end():right], re.I)
-        if nm is None or any(s <= m.start() < e for s, e in onset_spans):
-            continue
-        value = note.num_at(nm.group("n"))
-        if value is not None:
-            end = m.end() + nm.end()
-            onset_spans.append((m.start(), end))
-            out.append(AgeFact(value, note.span(m.start(), end), "onset"))
-    for tok in note.tokens:
-        if tok.text in note.tables.age_words:
-            op, value = note.tables.age_words[tok.text]
-            out.append(AgeFact(float(value), note.span(tok.start, tok.end), "member", op))
-    return out
-
-
-def onset_from_age(note: Note, ages: list[AgeFact], lasting: list[tuple[Any, str]]) -> list[AgeFact]:
-    """A new condition that has lasted a stated time began at the member's age less that time ("58 yo,
-    new daily headaches x 3 wks": onset at 57 or later): derived, never guessed, only from an exact age
-    and a length of at most a year."""
-    nt = notation(note)
-    exact = [a for a in ages if a.of == "member" and a.comparator == "=="]
-    if len({a.value for a in exact}) != 1:
-        return []
-    age = exact[0].value
-    out: list[AgeFact] = []
-    for fact, _concept in lasting:
-        if fact.duration_days is None or fact.duration_days > 365.25 or fact.span is None:
-            continue
-        left, _ = note.clause_bounds(fact.span.start, stop_words=False)
-        before = normalise(note.clean[left:fact.span.start])
-        new = any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", before) for w in nt.new_onset) or \
-            any(w in normalise(fact.span.text).split() for w in nt.new_onset)
-        if new:
-            span = fact.duration_span or fact.span
-            out.append(AgeFact(float(age - 1), span, "onset", ">="))
-    return out
-
-
-def _age_letter_context(note: Note, start: int, end: int) -> bool:
-    """"67F" is an age only where a note opens a member's description: at a sentence's start (or after a
-    heading's colon) and followed by a space or comma, never inside a code or a measurement."""
-    s_start, _ = note.sentence_of(start)
-    before = note.clean[s_start:start]
-    return bool(re.fullmatch(r"\s*(?:[A-Za-z/ ]{1,20}:\s*)?(?:(?:a|an|this|the)\s+)?", before)) and \
-        bool(re.match(r"[\s,;.)]|$", note.clean[end:end + 1]))
 
 
 def number_text_is_value(raw: str) -> bool:
