@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clauseguard.evals.reading_scores import counts, judge_phrasebook, load_phrasebook
+from clauseguard.evals.note_phrasebook import counts, judge_phrasebook, load_phrasebook
 
 PHRASEBOOK = Path(__file__).resolve().parents[3] / "evals" / "notes" / "dev" / "phrasebook.yaml"
 EXACT_FLOOR = 250

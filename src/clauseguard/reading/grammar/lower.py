@@ -1,0 +1,399 @@
+"""A clause's layout and statements lowered into its criteria tree: one method per kind of part.
+
+blocks.py gives paragraphs and lists, statement.py the statements of each sentence, conditions.py
+and atoms.py the trees of conditions. Here a statement that opens a list takes that list's items as
+its criteria (quantified by its head, or by the items' joiners), item notes become waivers, list
+heads of indications become populations; parts.py reads a statement's own words (its subject and a
+quantity in it, the words after its effect), trees.py holds the small walks over the trees built.
+A sentence nothing reads is a note when no deciding word is in it, and an unread span otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from clauseguard.corpus.criteria import (
+    AllOf,
+    Amendment,
+    AnyOf,
+    Count,
+    Criteria,
+    Node,
+    Not,
+    Note,
+    Routing,
+    Rule,
+    Service,
+    Span,
+    Tenure,
+    Waiver,
+    iter_atoms,
+    renumber,
+    with_mark,
+)
+from clauseguard.reading.grammar.amendments import AmendmentReader
+from clauseguard.reading.grammar.atoms import Reader
+from clauseguard.reading.grammar.blocks import Item, ItemList, Para, blocks
+from clauseguard.reading.grammar.conditions import ConditionReader, labels_of, quantified
+from clauseguard.reading.grammar.parts import SUBJECT_LEAD, StatementParts
+from clauseguard.reading.grammar.phrases import phrases
+from clauseguard.reading.grammar.result import Refusal, Unread
+from clauseguard.reading.grammar.statement import Cond, Statement, Tok, statements, tag
+from clauseguard.reading.grammar.trees import (
+    all_of,
+    first_list,
+    leading_diagnosis,
+    marked_atoms,
+    named_atoms,
+    walk_refs,
+)
+from clauseguard.reading.grammar.values import values
+from clauseguard.reading.lexicon import Lexicon
+from clauseguard.reading.roles import heading_role, sentence_role
+from clauseguard.text import fold, sentences
+
+_ANSWER: Final = re.compile(r"^\s*(?:a|answer)\s*:\s*(?:yes|no)\W*$", re.IGNORECASE)
+_PRONOUN: Final = re.compile(r"^\s*(?:the\s+item\(?s?\)?|it|they|these(?:\s+items)?|this\s+item|the\s+items?)\s*$", re.IGNORECASE)
+# what names a requirement of another document: a rider's amendment names one of these
+_AMENDS: Final = re.compile(r"\b(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|L\d{5}|requirement|criterion|criteria|limit|"
+                            r"waiting period|provisions|rate|lump sum|threshold|maximum)\b")
+_FINITE: Final = re.compile(r"\b(?:is|are|was|were|will|may|must|shall|has|have|can|does|do|requires?)\b")
+_HEADING: Final = re.compile(r"^[^.;:]{1,80}[.:]?$")
+
+
+@dataclass
+class _Context:
+    titles: list[Span] = field(default_factory=list)  # indication headings above the rules
+
+
+class ClauseCompiler:
+    def __init__(self, text: str, lexicon: Lexicon) -> None:
+        self.text = text
+        self.lex = lexicon
+        self.counter = 0
+        self.atoms = Reader(text, lexicon, self.fresh)
+        self.conditions = ConditionReader(self.atoms)
+        self.rules: list[Rule] = []
+        self.notes: list[Note] = []
+        self.unread: list[Unread] = []
+        self.caps: list[Rule] = []
+        self.lifts: list[Node] = []  # "no waiting period applies where ...": exceptions to this clause's waiting periods
+        self.amendments: list[Amendment] = []
+        self.amender = AmendmentReader(self.conditions)  # amount caps stated after a statement's effect: limit rules of their own
+        self.referenced: list[Node] = []
+        self.sentence_roles: list[str | None] = []
+        self.heading: str | None = None  # the role a heading opening the clause gives it
+        self.folded = fold(text)
+        self.parts = StatementParts(text, lexicon, self.atoms, self.conditions, self.fresh, self.notes, self.unread, self.caps)
+
+    def lift(self, rule: Rule) -> Rule:
+        """A waiting-period rule with the clause's "no waiting period applies where X" as NOT X."""
+        if rule.effect != "not_covered" or not any(isinstance(a, Tenure) for a in iter_atoms(rule.trigger)):
+            return rule
+        nots: list[Node] = [Not(n) for n in self.lifts]
+        parts = [rule.trigger, *nots] if rule.trigger is not None else nots
+        return dataclasses.replace(rule, trigger=AllOf(tuple(parts)))  # type: ignore[arg-type]
+
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"a{self.counter}"
+
+    def run(self) -> Criteria | Refusal:
+        self.walk(blocks(self.text), _Context())
+        if self.lifts:
+            self.rules = [self.lift(r) for r in self.rules]
+        criteria = Criteria(tuple(self.rules + self.caps), amendments=tuple(self.amendments), notes=tuple(self.notes),
+                            referenced=tuple(self.referenced))
+        if self.unread:
+            return Refusal(tuple(self.unread), renumber(criteria) if self.rules else None)
+        return renumber(criteria)
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def walk(self, parts: list[Para | ItemList], ctx: _Context) -> None:
+        i = 0
+        while i < len(parts):
+            part = parts[i]
+            nxt = parts[i + 1] if i + 1 < len(parts) else None
+            if isinstance(part, Para):
+                consumed = self.para(part.text, ctx, nxt if isinstance(nxt, ItemList) else None)
+                i += 2 if consumed else 1
+                continue
+            if self.criteria_list(part):
+                node = self.list_node(part, "all", None)
+                if node is not None:
+                    self.referenced.append(node)
+            else:
+                self.sections(part, ctx)
+            i += 1
+
+    def para(self, span: Span, ctx: _Context, following: ItemList | None) -> bool:
+        """The sentences of a paragraph; True when its last statement took the following list."""
+        found = sentences(span.text)
+        took = False
+        for n, s in enumerate(found):
+            a, b = span.start + s.start, span.start + s.end
+            last = n == len(found) - 1
+            changed = self.amendment(a, b)
+            if changed:
+                self.sentence_roles.append(None)
+                continue
+            role = sentence_role(self.text[a:b])
+            if role is None and self.sentence_roles and _ANSWER.match(self.text[a:b]):
+                role = self.sentence_roles[-1]  # "Q: Can I fax ...? A: No.": the answer is what its question is
+            if not self.sentence_roles:
+                self.heading = heading_role(self.text[a:b])
+            self.sentence_roles.append(role)
+            if role is not None:  # administrative, a definition, a reference, framing: decides nothing
+                self.notes.append(Note(role, Span(a, b, self.text[a:b])))
+                if last and following is not None and self.text[a:b].rstrip().endswith(":"):
+                    took = True  # the list it introduces is part of the same non-deciding text
+                continue
+            sts = statements(self.text, a, b)
+            if not sts:
+                self.aside(a, b, ctx)
+                continue
+            # "A has not been established; therefore, claims for A will be denied": one rule, stated twice
+            sts = [st for n, st in enumerate(sts) if n == 0 or not (
+                st.effect == sts[n - 1].effect and any(fold(c.parts[0].span.text) == "therefore" for c in st.leads if c.parts))]
+            for st in sts:
+                items = following if (last and st.opens_list and following is not None and not took) else None
+                took = took or items is not None
+                self.rule(st, items, ctx)
+        return took
+
+    def criteria_list(self, lst: ItemList) -> bool:
+        """A list that states no rule of its own but whose items a statement names ("criteria (a)-(c)
+        below"): its marked items are criteria to refer to."""
+        marks = {i.mark for i in lst.items if i.mark}
+        named = {m for r in self.rules for n in walk_refs(r) for m in n.labels}
+        if not marks or not marks & named:
+            return False
+        return not any(statements(self.text, i.text.start, i.text.end) for i in lst.items)
+
+    def sections(self, lst: ItemList, ctx: _Context) -> None:
+        """A list no statement heads: each item is a section (an indication, an article) of its own."""
+        for item in lst.items:
+            inner = _Context(list(ctx.titles))
+            self.para(item.text, inner, first_list(item.children))
+            rest = item.children[1:] if item.children and isinstance(item.children[0], ItemList) and \
+                statements(self.text, item.text.start, item.text.end) else item.children
+            self.walk(list(rest), inner)
+
+    def aside(self, a: int, b: int, ctx: _Context) -> None:
+        """A sentence that is not a statement: a heading, a note, or (with a deciding word) unread."""
+        text = self.text[a:b].strip()
+        if _HEADING.match(text) and len(text.split()) <= 10 and (not self._deciding(a, b) or not _FINITE.search(fold(text))):
+            ctx.titles.append(Span(a, b, self.text[a:b]))
+            self.notes.append(Note("heading", Span(a, b, self.text[a:b])))
+            return
+        if self._deciding(a, b):
+            self.unread.append(Unread(Span(a, b, self.text[a:b]), "a sentence that may decide, in no form the grammar reads"))
+        else:
+            self.notes.append(Note("statement", Span(a, b, self.text[a:b])))
+
+    def amendment(self, a: int, b: int) -> bool:
+        """A rider's sentence that changes a named requirement of another document."""
+        low = self.folded[a:b]
+        if "in which case" in low or not _AMENDS.search(self.text[a:b]):
+            return False
+        found = self.amender.read(a, b)
+        if found is None:
+            return False
+        self.amendments.extend(found[0])
+        return True
+
+    def _deciding(self, a: int, b: int) -> bool:
+        return any(p.regex.search(self.folded, a, b) for p in phrases().of("deciding_cue"))
+
+    # -- statements --------------------------------------------------------------------------
+
+    def rule(self, st: Statement, items: ItemList | None, ctx: _Context) -> None:
+        if st.effect == "exempt_waiting":
+            self.notes.append(Note("exemption", st.span))
+            return
+        if st.effect == "lift_waiting":
+            got = self.condition(st.conditions[0], None)
+            if got is None:
+                self.unread.append(Unread(st.span, "the occasion that lifts the waiting period is not read"))
+                return
+            self.lifts.append(got)
+            return
+        effect = "covered" if st.effect == "approve" else st.effect
+        scope = next((c for c in st.leads if c.intro == "lead_scope" and len(c.parts) > 1), None)
+        if scope is not None and (st.subject is None or _PRONOUN.match(st.subject.text)):
+            # "For all glucose monitors and supplies, if ..., the item(s) will be denied"
+            st.subject = scope.parts[1].span
+        subject, limit = self.parts.subject(st)
+        population: list[Node] = []
+        when: list[Node] = []
+        trigger: list[Node] = []
+        quantified_list = any(t.type == "QUANT" for c in [*st.leads, *st.conditions] for t in c.parts)
+        for cond in [*st.leads, *st.conditions]:
+            if cond.intro.startswith("lead_"):
+                continue  # "Therefore," / "For all X," set the scene; they require nothing
+            node = self.condition(cond, items)
+            if node is None:
+                continue
+            (population if cond.intro == "population" else when).append(node)
+        if items is not None and not quantified_list:
+            # "... including the following:" / "... for the following:": each listed item on its own
+            node = self.list_node(items, "any" if effect == "not_covered" else "all", None)
+            if node is not None:
+                when.append(node)
+        bounds: list[Count] = []
+        first_cap = len(self.caps)
+        for extra in st.extra:
+            found = self.parts.after_effect(extra, st)
+            if isinstance(found, tuple):
+                cap = found[1]
+                if effect == "covered" and isinstance(cap, Count) and cap.comparator == "<=":
+                    # "covered up to 200 units per month": covered, and what is covered is bounded (a limit)
+                    bounds.append(cap)
+                else:
+                    when.append(cap)  # a frequency the request must keep within
+            elif found is not None:
+                population.append(found)
+        titles = [st.title] if st.title is not None else []
+        titles += list(reversed(ctx.titles)) if st.effect == "approve" else []
+        for heading in titles:
+            title = self.parts.title_population(heading)
+            if title is not None:
+                population.insert(0, title)
+                break
+        if effect == "covered" and when and not population:
+            kept, moved = leading_diagnosis(when)
+            when = kept
+            population.extend(moved)
+        if effect == "limit" and limit is None:
+            for extra in st.extra:
+                per_values = [v for v in values(extra.text) if v.per is not None]
+                if per_values and per_values[0].per is not None:
+                    item = subject.concept if subject is not None else "units"
+                    limit = ("limit", Count(self.fresh(), extra, item=item, comparator="<=", value=per_values[0].value,
+                                            per=per_values[0].per))
+                    break
+            if limit is None:
+                self.unread.append(Unread(st.span, "a limit whose quantity and period are not written together"))
+        if limit is not None:
+            kind, count = limit
+            if kind == "trigger":
+                trigger.append(count)
+            elif kind == "population":
+                population.append(count)
+            else:
+                effect = "limit"
+                when.insert(0, count)
+        if st.waiting is not None:
+            trigger.insert(0, self.parts.tenure_below(st.waiting))
+        waiting = self.parts.waiting_extra(st)
+        if waiting is not None and effect in ("covered", "limit"):
+            # "payable only after three (3) months of insurance": not covered before then
+            effect, trigger = "not_covered", [waiting, *trigger]
+        body = all_of(when)
+        for cond, target in st.exceptions:
+            body = self.exception(body, cond, target)
+        approval, period = self.parts.approval(st, ctx.titles)
+        self.rules.append(Rule(effect, st.span, subject, all_of(population), all_of(trigger), body,  # type: ignore[arg-type]
+                               approval=approval, approval_period=period))  # type: ignore[arg-type]
+        for n in range(first_cap, len(self.caps)):  # a money cap bounds the statement's own service
+            if self.caps[n].subject is None:
+                self.caps[n] = dataclasses.replace(self.caps[n], subject=subject)
+        for cap in bounds:
+            item = cap.item if cap.item != "the requested service" else subject.concept if subject is not None else cap.item
+            self.caps.append(Rule("limit", st.span, subject, all_of(population), None, dataclasses.replace(cap, item=item)))
+
+    def condition(self, cond: Cond, items: ItemList | None) -> Node | None:
+        quant = next((t for t in cond.parts if t.type == "QUANT"), None)
+        if quant is not None and items is not None:
+            n = next((int(v.value) for v in values(quant.span.text)), None)
+            return self.list_node(items, quant.name, n)
+        got = self.conditions.tokens(cond.parts)
+        self.unread.extend(got.unread)
+        return got.node
+
+    def exception(self, body: Node | None, cond: Cond, target: Span | None) -> Node | None:
+        got = self.conditions.tokens(cond.parts)
+        self.unread.extend(got.unread)
+        if got.node is None:
+            return body
+        what = fold(target.text) if target is not None else ""
+        if body is not None and any(p.regex.search(what) for p in phrases().of("exception_effect", "waiver")):
+            waived = named_atoms(body, what)
+            if waived:
+                return Waiver(body, got.node, tuple(a.id for a in waived), target)  # type: ignore[arg-type]
+            self.unread.append(Unread(target, "the requirement this exception lifts is not one the rule names"))  # type: ignore[arg-type]
+            return body
+        routed = None
+        if target is not None and any(p.regex.search(what) for p in phrases().of("exception_effect", "routing")):
+            routed = Service(self.fresh(), target, concept=fold(SUBJECT_LEAD.sub("", target.text)))
+        span = target if target is not None else Span(0, 0, "")
+        return Routing(got.node, span, body, routed)
+
+    # -- lists -------------------------------------------------------------------------------
+
+    def list_node(self, items: ItemList, kind: str, n: int | None) -> Node | None:
+        nodes: list[Node] = []
+        waivers: list[tuple[Node, tuple[str, ...], Span]] = []
+        joiners = {i.joiner for i in items.items[:-1] if i.joiner}
+        for item in items.items:
+            node = self.item_node(item, waivers)
+            if node is not None:
+                nodes.append(node)
+        if not nodes:
+            return None
+        if kind == "all" and joiners == {"or"}:
+            kind = "any"
+        whole = quantified(kind, n, nodes)
+        for condition, marks, span in waivers:
+            named = [a for a in marked_atoms(whole, marks)]
+            if named:
+                whole = Waiver(whole, condition, tuple(a.id for a in named), span)
+        return whole
+
+    def item_node(self, item: Item, waivers: list[tuple[Node, tuple[str, ...], Span]]) -> Node | None:
+        body = item.text
+        toks = tag(self.text, body.start, body.end)
+        sub = first_list(item.children)
+        quant = next((t for t in toks if t.type == "QUANT"), None)
+        if quant is not None and sub is not None:
+            n = next((int(v.value) for v in values(quant.span.text)), None)
+            node = self.list_node(sub, quant.name, n)
+        else:
+            got = self.conditions.tokens([t for t in toks if t.type not in ("DOT", "COLON", "SEMI")])
+            self.unread.extend(got.unread)
+            node = got.node
+        for child in item.children:
+            if isinstance(child, Para):
+                self.item_note(child.text, waivers)
+        if node is None:
+            return None
+        return with_mark(node, item.mark or None)
+
+    def item_note(self, span: Span, waivers: list[tuple[Node, tuple[str, ...], Span]]) -> None:
+        """"Note: A patient who has already ... is not required to meet criterion iii.": a waiver."""
+        low = fold(span.text)
+        for p in phrases().of("waiver_note"):
+            m = p.regex.search(low)
+            if m is None:
+                continue
+            marks = labels_of(span.text[m.end():])
+            who = re.sub(r"^\s*note\s*:\s*", "", span.text[:m.start()], flags=re.IGNORECASE)
+            start = span.start + span.text.find(who)
+            got = self.conditions.text_span(start, start + len(who.rstrip()))
+            self.unread.extend(got.unread)
+            if got.node is not None and marks:
+                waivers.append((got.node, marks, span))
+            return
+        self.notes.append(Note("statement", span))
+
+
+def compile_text(text: str, lexicon: Lexicon) -> Criteria | Refusal:
+    """Compile a clause's prose into criteria; a sentence it cannot read whole refuses the clause."""
+    return ClauseCompiler(text, lexicon).run()
+
+
+__all__ = ["AnyOf", "ClauseCompiler", "Tok", "compile_text"]
