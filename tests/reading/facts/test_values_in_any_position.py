@@ -126,3 +126,38 @@ def test_a_question_nobody_asked_is_a_gap(narrative: str) -> None:
     sheet = read_facts(narrative, ("E10.9",))
     assert not [f for f in sheet.of(ConditionFact) if f.concept == "hypoglycemia unawareness"]
     assert [g.item for g in sheet.gaps] == ["hypoglycemia unawareness"]
+
+
+@pytest.mark.parametrize("narrative", [
+    "There is a suggestion of hypoglycaemia unawareness, which I have not been able to confirm.",
+    "I cannot be certain whether she has hypoglycaemia unawareness.",
+    "I have not been able to establish whether she has hypoglycaemia unawareness.",
+    "She is being assessed for hypoglycaemia unawareness.",
+    "She reports reduced awareness of hypoglycaemia at times, which I would like to assess formally.",
+    "Apparent hypoglycaemia unawareness.",
+    "Hypoglycaemia unawareness is presumed.",
+    "Hypo unawareness - maybe.",
+    "poss hypo unawareness",
+    "Hypoglycemia unawareness: patient unsure.",
+    "Hypoglycemia unawareness — not clinically confirmed.",
+    "Hypoglycemia unawareness is being considered.",
+    "Hypoglycemia unawareness: unable to determine.",
+    "Hypoglycemia unawareness cannot be confirmed from the records provided.",
+    "Hypoglycemia unawareness — awaiting endocrinology review.",
+    "She worries she might develop hypoglycemia unawareness.",
+    "She previously had hypoglycemia unawareness but it has resolved.",
+])
+def test_a_hedged_or_past_exception_is_never_a_present_one(narrative: str) -> None:
+    """A waiver's trigger stated with a hedge, a doubt or as over must never waive a requirement ("I cannot
+    be certain whether" was read as a denial, "not clinically confirmed" as present)."""
+    facts = [f for f in read_facts(narrative, ("E10.9",)).of(ConditionFact) if f.concept == "hypoglycemia unawareness"]
+    assert all(f.status != "present" or f.certainty == "suspected" or f.resolved for f in facts)
+    assert all(f.status != "absent" for f in facts)
+
+
+def test_a_confirmed_exception_stays_present() -> None:
+    for narrative in ("Has hypoglycemia unawareness, confirmed by the endocrinologist.",
+                      "Hypoglycemia unawareness: yes (Clarke score 5).", "Documented hypoglycemia unawareness."):
+        [fact] = [f for f in read_facts(narrative, ("E10.9",)).of(ConditionFact)
+                  if f.concept == "hypoglycemia unawareness"]
+        assert fact.status == "present" and fact.certainty != "suspected" and not fact.resolved
