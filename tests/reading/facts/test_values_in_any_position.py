@@ -161,3 +161,13 @@ def test_a_confirmed_exception_stays_present() -> None:
         [fact] = [f for f in read_facts(narrative, ("E10.9",)).of(ConditionFact)
                   if f.concept == "hypoglycemia unawareness"]
         assert fact.status == "present" and fact.certainty != "suspected" and not fact.resolved
+
+
+@pytest.mark.parametrize("narrative", ["Low-dose aspirin daily.", "Low back pain x 8 weeks.", "Low risk for falls."])
+def test_the_adjective_low_is_no_hypoglycemia(narrative: str) -> None:
+    """"lows" are hypoglycaemic episodes; its singular "low" is an adjective, never one."""
+    assert not [f for f in read_facts(narrative).of(ConditionFact) if f.concept == "hypoglycemia"]
+
+
+def test_lows_are_hypoglycemia() -> None:
+    assert [f for f in read_facts("Had two lows last week.").of(ConditionFact) if f.concept == "hypoglycemia"]

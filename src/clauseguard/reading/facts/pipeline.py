@@ -96,10 +96,17 @@ class Pipeline:
             pattern = [{"ORTH": t.text} for t in self.nlp.make_doc(str(written))]
             yield self.ms.TargetRule(str(written), label, pattern=pattern, metadata={"name": name or ""})
 
+    def _written_only(self) -> frozenset[str]:
+        """Terms whose other number is another word ("lows" is hypoglycemia, "low" an adjective)."""
+        found = self.rules.section("aliases.yaml").get("written_only") or ()
+        return frozenset(" ".join(term_key(str(t))) for t in found)
+
     def _term_rules(self, term: str, label: str, name: str, seen: set[tuple[str, str]]) -> Iterable[Any]:
         """A term and its other number as phrase rules; where the tokenizer splits the term's capitals
         otherwise ("t1dm" is two tokens, "T1DM" one), a token pattern for that form too."""
-        for variant in _variants(term_key(term)):
+        written_only = self._written_only()
+        key = term_key(term)
+        for variant in _variants(key) if " ".join(key) not in written_only else {key}:
             literal = " ".join(variant)
             if not literal or (literal, name) in seen:
                 continue
