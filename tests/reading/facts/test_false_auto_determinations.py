@@ -112,3 +112,23 @@ def test_a_denial_of_one_drug_is_no_denial_of_its_class() -> None:
 ])
 def test_a_planned_or_requested_treatment_has_not_been_received(narrative: str) -> None:
     assert judge(PUMP, narrative).outcome != "covered"
+
+
+CGM_TEXT = ("CGM is covered for type 1 diabetes when the member performs four fingerstick tests per day, unless the "
+            "member has hypoglycemia unawareness, in which case the frequency requirement does not apply")
+CGM = criteria_from_json({"rules": [{"effect": "covered", "span": CGM_TEXT, "when": {"kind": "all", "children": [
+    {"kind": "condition", "span": "type 1 diabetes", "concept": "type 1 diabetes mellitus"},
+    {"kind": "waiver", "span": CGM_TEXT,
+     "body": {"kind": "count", "span": "four fingerstick tests per day", "item": "fingerstick tests",
+              "comparator": ">=", "value": 4, "per": {"length": 1, "unit": "day"}, "id": "freq"},
+     "condition": {"kind": "condition", "span": "hypoglycemia unawareness", "concept": "hypoglycemia unawareness"},
+     "waives": ["freq"]}]}}]}, CGM_TEXT)
+
+
+@pytest.mark.parametrize("narrative", [
+    "T1DM on MDI. Denies hypoglycemia unawareness. A/P: hypoglycemia unawareness, frequent nocturnal lows.",
+    "Hypoglycemia unawareness: no. Clinical rationale: type 1 diabetes with hypoglycemia unawareness.",
+])
+def test_an_exception_stated_and_denied_in_one_note_waives_nothing(narrative: str) -> None:
+    """Two statements of one fact that disagree are a conflict: unknown, never the one that covers."""
+    assert judge(CGM, narrative).outcome == "undecided"
