@@ -761,14 +761,15 @@ class _Evaluator:
             # the narrative's explicit statement governs codes for the same condition
             code_conflicts = [(f, r) for f, r in related if f.source != "narrative" and f.status != "present"]
             related = narrative + code_conflicts
-        # the note states it present and, elsewhere, denies it now ("denies hypoglycemia unawareness" ...
-        # "A/P: hypoglycemia unawareness"): two statements of one fact that disagree decide nothing, either
-        # way (a denial of the past, "no history of headaches", does not disagree with new headaches)
+        # an exception the note states present and, elsewhere, denies ("denies hypoglycemia unawareness" ...
+        # "A/P: hypoglycemia unawareness"): two statements of one fact that disagree waive nothing and leave
+        # nothing standing. Only for exceptions: a requirement's denial may be of the past ("new daily
+        # headaches; never had headaches before"), which the reads below already weigh
         affirmed = [f for f, rel in related if rel == "narrower" and f.status == "present" and f.source == "narrative"
                     and f.certainty != "suspected" and not f.resolved]
         denied = [f for f, rel in related if f.status == "absent" and f.source == "narrative" and not f.history
                   and self._denies(f.concept, atom.concept, rel)]
-        if affirmed and denied:
+        if affirmed and denied and role == "exception":
             f = affirmed[0]
             return self._record(atom, role, UNKNOWN, self._describe_condition(f), f.span, f.source,
                                 missing=atom.concept, note="the request states it both present and absent")

@@ -68,6 +68,7 @@ def test_an_age_keeps_the_comparison_written_with_it(narrative: str, expected: t
     "58 yo, new onset headache x 3 wks.",
     "58 yo, new headache, onset 2 weeks ago.",
     "58 y/o F with new headaches that started 3 weeks ago.",
+    "I am writing about a 58-year-old man who developed headaches for the first time three weeks ago.",
 ])
 def test_a_new_condition_dated_by_its_start_or_its_length_gives_the_onset(narrative: str) -> None:
     assert ("onset", ">=", 57.0) in ages(narrative)

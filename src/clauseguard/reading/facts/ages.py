@@ -158,8 +158,8 @@ def _lexicon_onsets(note: Note, onset_spans: list[tuple[int, int]]) -> list[AgeF
 
 def onset_from_age(note: Note, ages: list[AgeFact], lasting: list[tuple[Any, str]]) -> list[AgeFact]:
     """A new condition that has lasted a stated time began at the member's age less that time ("58 yo,
-    new daily headaches x 3 wks": onset at 57 or later): derived, never guessed, only from an exact age
-    and a length of at most a year."""
+    new daily headaches x 3 wks", "developed headaches for the first time three weeks ago": onset at 57 or
+    later): derived, never guessed, only from an exact age and a length (or a time since) of at most a year."""
     nt = age_notation(note)
     exact = [a for a in ages if a.of == "member" and a.comparator == "=="]
     if len({a.value for a in exact}) != 1:
@@ -167,12 +167,13 @@ def onset_from_age(note: Note, ages: list[AgeFact], lasting: list[tuple[Any, str
     age = exact[0].value
     out: list[AgeFact] = []
     for fact, concept in lasting:
-        if fact.duration_days is None or fact.duration_days > 365.25 or fact.span is None:
+        began = fact.duration_days if fact.duration_days is not None else fact.ago_days[1] if fact.ago_days else None
+        if began is None or began > 365.25 or fact.span is None:
             continue
-        left, _ = note.clause_bounds(fact.span.start, stop_words=False)
-        # the words before the condition, the condition as written and its name ("new headache" is the
-        # lexicon's new-onset headache)
-        stretch = normalise(note.clean[left:fact.span.end]) + " | " + normalise(concept)
+        left, right = note.clause_bounds(fact.span.start, stop_words=False)
+        # the condition's clause ("developed headaches for the first time") and its name ("new headache" is
+        # the lexicon's new-onset headache)
+        stretch = normalise(note.clean[left:max(right, fact.span.end)]) + " | " + normalise(concept)
         if any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", stretch) for w in nt.new_onset):
             span = fact.duration_span or fact.span
             out.append(AgeFact(float(age - 1), span, "onset", ">="))

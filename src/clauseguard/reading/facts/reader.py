@@ -90,7 +90,9 @@ def read_facts(
     ages = age_facts(note, onset_spans)
     facts.extend(ages)
     if not any(a.of == "onset" for a in ages):
-        lasting = [(f, f.concept) for f in facts if isinstance(f, ConditionFact) and f.duration_days is not None]
+        # how long a condition has lasted, or when it began ("developed headaches ... three weeks ago")
+        lasting = [(f, f.concept) for f in facts if isinstance(f, ConditionFact) and f.status == "present"
+                   and (f.duration_days is not None or f.ago_days is not None)]
         facts.extend(onset_from_age(note, ages, lasting))
     facts.extend(tenure_facts(note, pipeline))
     counts = count_facts(note, mentions)
