@@ -4,14 +4,18 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint clean browser postgres
+.PHONY: demo test notes install lint clean browser postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# medspacy 1.3.1 pins spacy<3.8 (with numpy 2 that resolves to spaCy 3.7.5, which crashes on import):
+# its dependencies are in pyproject.toml with spaCy 3.8, and medspacy itself goes in without its pins.
+MEDSPACY := medspacy==1.3.1
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps $(MEDSPACY)
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -23,6 +27,8 @@ demo: $(STAMP)
 # on any regression of false_auto_determine, citation faithfulness, hallucinated or stale citations,
 # accuracy, gate correctness or search pass rate); the external suite too when ../shared is beside the repo.
 MKRAFA := ../shared/external/mkrafa
+CMS    := ../shared/real/cms-l33822/corpus.yaml
+NOTES  := evals/notes/dev
 EVAL   := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home COLUMNS=110 $(BIN)/clauseguard
 test: $(STAMP) browser postgres
 	$(EVAL) --corpus demo eval evals/demo/search.json --diff
@@ -30,7 +36,20 @@ test: $(STAMP) browser postgres
 	@if [ -f $(MKRAFA)/corpus.json ]; then \
 	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(MKRAFA)/seed.json $(MKRAFA)/generated.json --diff; \
 	else echo "external suite not found at $(MKRAFA): its baseline check is skipped"; fi
+	$(MAKE) --no-print-directory notes
 	$(BIN)/python -m pytest
+
+# The clinical-note suite (issue 11): the dev half against its baselines (--diff), the holdout half
+# through the runner that prints only counts, held to its baseline (no false auto-determination, no
+# fact read wrong, no metric below the baseline's). Corpora outside the repository are read from ../shared.
+notes: $(STAMP)
+	$(EVAL) --corpus demo eval $(NOTES)/determinations-demo.json --diff --json > /dev/null
+	@if [ -f $(MKRAFA)/corpus.json ] && [ -f $(CMS) ]; then \
+	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(NOTES)/determinations-external.json --diff --json > /dev/null && \
+	  $(EVAL) --corpus $(CMS) eval $(NOTES)/determinations-cms.json --diff --json > /dev/null && \
+	  CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/python -m clauseguard.evals.holdout evals/notes \
+	    --check evals/baselines/notes-holdout.json > /dev/null; \
+	else echo "../shared not found: the notes suite's external and CMS parts and its holdout half are skipped"; fi
 
 # The page's browser tests drive Debian's chromium headless (never a browser Playwright downloads).
 # Installed when missing; under CI=true a browser that cannot be installed fails the run.

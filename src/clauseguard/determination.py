@@ -23,7 +23,7 @@ from clauseguard.reading import clause_criteria
 from clauseguard.reading.amend import Override, resolve_amendment
 from clauseguard.reading.evaluate import ClauseReading, Decision, Evaluation, evaluate
 from clauseguard.reading.evaluate import decide as decide_clauses
-from clauseguard.reading.facts import FactSheet, QuantityFact, read_facts, vocabulary_of
+from clauseguard.reading.facts import FactSheet, QuantityFact, Structured, read_facts, vocabulary_of
 from clauseguard.reading.grammar import Refusal
 from clauseguard.reading.lexicon import Lexicon
 from clauseguard.reading.references import References
@@ -185,6 +185,7 @@ def read(
     facts = read_facts(
         pf.narrative.fact_text, tuple(c.strip() for c in req.diagnosis_codes),
         tuple(c.strip() for c in req.procedure_codes), lexicon, vocabulary_of(criteria, lexicon),
+        as_of=pf.as_of, structured=Structured.of(req, pf.as_of),
     )
     if extra_facts:
         facts = replace(facts, facts=facts.facts + tuple(extra_facts))
@@ -232,8 +233,11 @@ def read(
                               overrides.get(g.clause.id, ()), references, g.clause.id)
         evaluations[g.clause.id] = evaluation
         readings.append(ClauseReading(g.clause.id, evaluation))
-    # A quantity question: the question asks about a limit, or the request states how much is billed.
-    quantity = aspect_of(req.question) == "limit" or bool(facts.of(QuantityFact))
+    # A quantity question: the question asks about a limit, or the narrative states how much was billed or
+    # dispensed. An amount only requested (the narrative's "Requested: 30 per 30 days", the form's quantity
+    # field) asks for coverage, so the criteria decide; a limit it exceeds still decides on its own.
+    quantity = aspect_of(req.question) == "limit" or any(
+        q.source == "narrative" and q.assertion == "affirmed" for q in facts.of(QuantityFact))
     decision = decide_clauses(readings, facts, quantity_question=quantity, lexicon=lexicon)
     for g in res.faqs:
         result = compiled[g.clause.id]
@@ -415,6 +419,7 @@ def determine(
         payer_id=req.payer_id, plan_id=req.plan_id, as_of=day,
         procedure_codes=tuple(c.strip() for c in req.procedure_codes),
         diagnosis_codes=tuple(c.strip() for c in req.diagnosis_codes), fact_text=pf.narrative.fact_text,
+        structured=Structured.of(req, day),
     )
     cold = store.reopen()
     try:

@@ -29,7 +29,9 @@ from clauseguard.requests import (
     DeterminationRequest,
     RetrievalEvalRequest,
     SearchRequest,
+    parse_iso_date,
     parse_request,
+    redacted_structured,
 )
 from clauseguard.responses import (
     Answer,
@@ -226,10 +228,14 @@ class Engine:
             corpus=self.corpus, store_path=self.opened.store.location, settings=self.knobs,
             version_seals=cited_version_seals(self.corpus, recorded),
         )
+        # the facts rules are loaded by the answer already; importing them at the top would load them for --help
+        from clauseguard.reading.facts.rules import default_rules
+
         self.audit.record_trace({
             "kind": kind, "trace_id": response["trace_id"], "assertion_id": response.get("assertion_id"),
             "stages": stages, "knobs": self.knobs, "corpus_fingerprint": self.corpus_fingerprint,
-            "lexicon_fingerprint": self.lexicon_fingerprint, "gate": response.get("gate"),
+            "lexicon_fingerprint": self.lexicon_fingerprint, "facts_rules_fingerprint": default_rules().fingerprint,
+            "gate": response.get("gate"),
             "status": response.get("status"), "flags": response.get("flags", []),
         })
 
@@ -390,8 +396,13 @@ def lexicon_files_fingerprint() -> str:
 
 
 def redacted_request(request: DeterminationRequest) -> dict[str, Any]:
-    """The request as it may be stored or echoed: narrative and question with PHI replaced."""
-    data = request.model_dump(mode="json")
+    """The request as it may be stored or echoed: narrative and question with PHI replaced, a date of
+    birth replaced by the age it gives on the request's date (structured fields left out when absent)."""
+    data = request.model_dump(mode="json", exclude_none=True)
     data["narrative"] = redact(request.narrative)
     data["question"] = redact(request.question)
-    return data
+    try:
+        as_of = parse_iso_date(request.as_of_date.strip())
+    except ValueError:
+        as_of = None
+    return redacted_structured(data, as_of)

@@ -14,7 +14,7 @@ from typing import Final
 
 from clauseguard.corpus.codes import SHAPE_HELP, is_diagnosis_code, is_procedure_code
 from clauseguard.corpus.model import Corpus
-from clauseguard.requests import DeterminationRequest, parse_iso_date
+from clauseguard.requests import DeterminationRequest, parse_iso_date, structured_problems
 from clauseguard.responses import Reason
 
 # ----------------------------------------------------------------------------- PHI redaction
@@ -220,6 +220,12 @@ def preflight(request: DeterminationRequest, corpus: Corpus) -> Preflight:
                     f"diagnosis_codes: '{code}' does not have an ICD-10-CM shape ({SHAPE_HELP['ICD-10-CM']})",
                 )
             )
+
+    # the optional structured fields (and the narrative's length) have their checks in requests.py
+    for field, message in structured_problems(request, as_of):
+        halts.append(Reason(f"halt_{field.replace('.', '_')}", message))
+    if request.contract_id is not None and request.contract_id not in {c.id for c in corpus.contracts}:
+        halts.append(Reason("halt_contract_id", f"contract_id '{request.contract_id}' is not a contract of this corpus"))
 
     redaction = Redaction.of(request.narrative)
     return Preflight(

@@ -12,6 +12,7 @@ the old name of `procedure_codes` on search, accepted for one release (DEPRECATE
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Annotated, Any, Final, TypeVar
 
@@ -110,8 +111,18 @@ class SearchRequest(_Request):
         return self
 
 
+class Member(_Request):
+    """The member as a prior-authorization form gives them: a date of birth (PHI: never logged) or an
+    age in whole years, and sex."""
+
+    date_of_birth: str | None = None
+    age: int | None = None
+    sex: str | None = None
+
+
 class DeterminationRequest(_Request):
-    """The seven input fields of a determination case; values are judged by preflight, not here."""
+    """The seven input fields of a determination case, and the optional structured facts a prior-
+    authorization form carries; values are judged by preflight, not here."""
 
     payer_id: str = ""
     plan_id: str = ""
@@ -120,6 +131,12 @@ class DeterminationRequest(_Request):
     as_of_date: str = ""
     narrative: str = ""
     question: str = ""
+    member: Member | None = None
+    quantity: int | None = None  # how many of the requested item, with `period`
+    period: str | None = None  # the window the quantity covers: "30 days", "3 months"
+    prescriber_specialty: str | None = None
+    place_of_service: str | None = None
+    contract_id: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -169,6 +186,85 @@ class RetrievalEvalRequest(_Request):
         if self.contract_id is None and (self.payer_id is None or self.plan_id is None or self.effective_date is None):
             raise ValueError("give contract_id, or payer_id + plan_id + as_of_date")
         return self
+
+
+MAX_NARRATIVE_CHARS: Final = 100_000  # a longer narrative is a HALT naming it (preflight), never read in part
+STRUCTURED_FIELDS: Final = ("member", "quantity", "period", "prescriber_specialty", "place_of_service", "contract_id")
+SEXES: Final = {"f": "female", "female": "female", "m": "male", "male": "male", "x": "other", "other": "other",
+                "u": "unknown", "unknown": "unknown"}
+MAX_AGE: Final = 130
+_PERIOD: Final = re.compile(r"(?P<n>\d{1,4})\s*(?P<u>days?|d|weeks?|wks?|w|months?|mos?|m|years?|yrs?|y)", re.IGNORECASE)
+_PERIOD_UNITS: Final = {"d": "day", "w": "week", "wk": "week", "m": "month", "mo": "month", "y": "year", "yr": "year"}
+_LABEL_TEXT: Final = re.compile(r"[^\W\d_][\w .,&/()'-]{0,79}")
+
+
+def period_of(text: str) -> tuple[int, str] | None:
+    """A structured period ("30 days", "3 months", "90 d") as (length, unit), else None."""
+    m = _PERIOD.fullmatch(text.strip())
+    if m is None or int(m.group("n")) <= 0:
+        return None
+    raw = m.group("u").lower().rstrip("s") or "d"
+    return int(m.group("n")), _PERIOD_UNITS.get(raw, raw)
+
+
+def age_on(date_of_birth: date, day: date) -> int:
+    """Whole years of age on `day`."""
+    return day.year - date_of_birth.year - ((day.month, day.day) < (date_of_birth.month, date_of_birth.day))
+
+
+def structured_problems(request: DeterminationRequest, as_of: date | None) -> list[tuple[str, str]]:
+    """(field, what is wrong and what would be valid) for each optional structured field whose value
+    cannot be read, and a narrative too long to read: preflight turns each into a HALT naming the field."""
+    out: list[tuple[str, str]] = []
+    if len(request.narrative) > MAX_NARRATIVE_CHARS:
+        out.append(("narrative", f"narrative is {len(request.narrative):,} characters; the limit is "
+                                 f"{MAX_NARRATIVE_CHARS:,}: send the clinical summary, not the whole record"))
+    member = request.member
+    if member is not None:
+        if member.age is not None and not 0 <= member.age <= MAX_AGE:
+            out.append(("member.age", f"member.age {member.age} is not an age; give whole years 0-{MAX_AGE}"))
+        if member.date_of_birth is not None:
+            try:
+                born = parse_iso_date(member.date_of_birth.strip())
+            except ValueError:
+                out.append(("member.date_of_birth", "member.date_of_birth is not a date; write YYYY-MM-DD"))
+            else:
+                if as_of is not None and (born > as_of or age_on(born, as_of) > MAX_AGE):
+                    out.append(("member.date_of_birth", "member.date_of_birth is not a possible date of birth "
+                                                        "for the as_of_date"))
+                elif as_of is not None and member.age is not None and age_on(born, as_of) != member.age:
+                    out.append(("member.age", "member.age and member.date_of_birth disagree; give one of them"))
+        if member.sex is not None and member.sex.strip().lower() not in SEXES:
+            out.append(("member.sex", f"member.sex '{member.sex}' is not valid; one of F, M, X, U"))
+    if request.quantity is not None and not 0 < request.quantity <= 1_000_000:
+        out.append(("quantity", f"quantity {request.quantity} is not a count; give a whole number above 0"))
+    if (request.quantity is None) != (request.period is None):
+        missing = "period" if request.period is None else "quantity"
+        out.append((missing, f"{missing} is missing; quantity and period go together (e.g. 100 and \"90 days\")"))
+    if request.period is not None and period_of(request.period) is None:
+        out.append(("period", f"period '{request.period}' is not a period; write e.g. \"30 days\" or \"3 months\""))
+    for name in ("prescriber_specialty", "place_of_service"):
+        value = getattr(request, name)
+        if value is not None and not _LABEL_TEXT.fullmatch(value.strip()):
+            out.append((name, f"{name} '{value}' is not readable; give a name such as "
+                              + ("\"endocrinology\"" if name == "prescriber_specialty" else "\"home\"")))
+    return out
+
+
+def redacted_structured(data: dict[str, Any], as_of: date | None) -> dict[str, Any]:
+    """The structured fields as they may be logged: a date of birth (PHI) becomes the age it gives on
+    the request's date, which is all the engine reads of it (so a replay gives the same answer)."""
+    member = data.get("member")
+    if not isinstance(member, dict) or member.get("date_of_birth") is None:
+        return data
+    shown = {k: v for k, v in member.items() if k != "date_of_birth"}
+    try:
+        born = parse_iso_date(str(member["date_of_birth"]).strip())
+    except ValueError:
+        born = None
+    if born is not None and as_of is not None and shown.get("age") is None and born <= as_of:
+        shown["age"] = age_on(born, as_of)
+    return {**data, "member": shown}
 
 
 class DecisionRequest(_Request):

@@ -18,7 +18,7 @@ from clauseguard.corpus.store import CorpusStore, StoredClause
 from clauseguard.reading import clause_criteria
 from clauseguard.reading.amend import Override, resolve_amendment
 from clauseguard.reading.evaluate import evaluate
-from clauseguard.reading.facts import read_facts, vocabulary_of
+from clauseguard.reading.facts import Structured, load_rules, read_facts, vocabulary_of
 from clauseguard.reading.lexicon import load_lexicon
 from clauseguard.reading.references import References
 from clauseguard.responses import Checks, Citation, Claim
@@ -35,6 +35,7 @@ class VerifyContext:
     procedure_codes: tuple[str, ...]
     diagnosis_codes: tuple[str, ...]
     fact_text: str  # the narrative as the reader saw it (instructions blanked, offsets kept)
+    structured: Structured | None = None  # the request's optional prior-authorization fields
 
 
 normalise_ws = squash
@@ -52,7 +53,7 @@ def _applicable(stored: StoredClause, ctx: VerifyContext, plan_riders: tuple[str
 
 
 class ColdVerifier:
-    """The verifier's own lexicon (loaded from the package data for it alone) and its own memo of
+    """The verifier's own lexicon and fact rules (loaded from the package data for it alone) and its own memo of
     compilations keyed by the re-fetched text itself: the compiler is a pure function of that text, so
     a clause whose stored text changed is compiled anew; nothing here is shared with the reader."""
 
@@ -60,6 +61,7 @@ class ColdVerifier:
 
     def __init__(self) -> None:
         self.lexicon = load_lexicon()
+        self.rules = load_rules()
         self._compiled: dict[tuple[str, str, str | None], Criteria | Any] = {}
 
     def warm_up(self, cold: CorpusStore, clause_ids: Sequence[str]) -> None:
@@ -102,7 +104,8 @@ class ColdVerifier:
         vocabulary = vocabulary_of(
             [c for c in (*compiled.values(), *related.values()) if isinstance(c, Criteria)], self.lexicon
         )
-        facts = read_facts(ctx.fact_text, ctx.diagnosis_codes, ctx.procedure_codes, self.lexicon, vocabulary)
+        facts = read_facts(ctx.fact_text, ctx.diagnosis_codes, ctx.procedure_codes, self.lexicon, vocabulary,
+                           rules=self.rules, as_of=ctx.as_of, structured=ctx.structured)
         results = []
         for citation in citations:
             stored = fetched[citation.clause_id]

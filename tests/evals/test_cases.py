@@ -16,6 +16,7 @@ from clauseguard.evals.cases import (
     load_suite,
     parse_case_file,
 )
+from clauseguard.requests import STRUCTURED_FIELDS
 from tests.evals.conftest import det, det_raw, search_raw, write_suite
 
 
@@ -25,7 +26,8 @@ def test_determination_file_keeps_extra_fields_and_splits_the_request(tmp_path: 
     assert loaded.kind == "determination"
     case = loaded.cases[0]
     assert isinstance(case, DeterminationCase)
-    assert set(case.request) == set(DETERMINATION_INPUTS)
+    # the seven inputs every case has; the optional structured fields only when the case gives them
+    assert set(case.request) == set(DETERMINATION_INPUTS) - set(STRUCTURED_FIELDS)
     assert case.extra == {"generated_by": "deterministic-expansion", "date_rationale": "first day in force"}
     assert "expected_outcome" not in case.engine_request() and "case_id" not in case.engine_request()
 

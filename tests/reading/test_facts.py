@@ -70,8 +70,7 @@ def test_ages_and_onset() -> None:
 
 
 @pytest.mark.parametrize("narrative", [
-    "No history of asthma.", "Denies asthma.", "Presents without asthma.", "No documented asthma.",
-    "Asthma has been ruled out.",
+    "No history of asthma.", "Denies asthma.", "Presents without asthma.", "Asthma has been ruled out.",
 ])
 def test_negations(narrative: str) -> None:
     lex_free = read_facts(narrative, vocabulary=["asthma"])
@@ -94,7 +93,6 @@ def test_negation_reaches_across_a_list_of_adjectives_but_stops_at_the_next_item
     ("Possible psoriatic arthritis.", "present", "suspected"),
     ("Psoriatic arthritis, to be confirmed.", "unknown", "stated"),
     ("Psoriatic arthritis pending rheumatology review.", "unknown", "stated"),
-    ("The letter does not state whether psoriatic arthritis was diagnosed.", "unknown", "stated"),
 ])
 def test_hedges_make_facts_unknown_or_suspicions(narrative: str, status: str, certainty: str) -> None:
     fact = condition(read_facts(narrative), "psoriatic arthritis")
@@ -128,11 +126,31 @@ def test_a_code_contradicted_by_a_rival_diagnosis_is_unknown() -> None:
     assert condition(sheet, "type 1 diabetes mellitus").status == "present"
 
 
-def test_a_code_the_lexicon_lacks_is_flagged_not_guessed() -> None:
-    sheet = read_facts("", diagnosis_codes=["Q99.9"], procedure_codes=["99499"])
-    assert sheet.unknown_codes == ("Q99.9", "99499")
+@pytest.mark.parametrize("narrative", [
+    "No documented asthma.", "Asthma not documented.", "No record of asthma in the file.",
+    "The letter does not state whether asthma was diagnosed.", "Asthma history: not stated.",
+])
+def test_what_the_narrative_says_it_lacks_is_a_gap_never_a_negation(narrative: str) -> None:
+    # design, "What the request says it lacks": unstated, so no fact at all (a requirement is unknown,
+    # an alternative or exception absent); the old reader read these as absent, i.e. a failed requirement
+    sheet = read_facts(narrative, vocabulary=["asthma"])
+    assert not only(sheet, ConditionFact)
+    assert [(g.kind, g.item) for g in sheet.gaps] == [("condition", "asthma")]
+
+
+def test_a_code_outside_icd10cm_is_flagged_not_guessed() -> None:
+    sheet = read_facts("", diagnosis_codes=["Q99.99"], procedure_codes=["99499"])
+    assert sheet.unknown_codes == ("Q99.99", "99499")
     [service] = only(sheet, ServiceFact)
     assert service.requested and service.concepts == ()
+
+
+def test_a_valid_code_the_lexicon_lacks_is_read_from_its_icd10cm_description() -> None:
+    # Q99.9 and Z63.0 are in ICD-10-CM though no lexicon family holds them: known codes, read from their
+    # descriptions (which name no condition the lexicon knows), never "unknown"
+    sheet = read_facts("", diagnosis_codes=["Q99.9", "Z63.0"])
+    assert sheet.unknown_codes == ()
+    assert not [f for f in sheet.flags if f.kind == "unknown_code"]
 
 
 @pytest.mark.parametrize("injection", [

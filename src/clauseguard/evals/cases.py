@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Final, Literal
 
 from clauseguard import packed
 from clauseguard.errors import RequestError
-from clauseguard.requests import DeterminationRequest, SearchRequest, parse_request
+from clauseguard.requests import STRUCTURED_FIELDS, DeterminationRequest, SearchRequest, parse_request
 
 DETERMINATION_INPUTS: Final = (
     "payer_id",
@@ -28,6 +28,8 @@ DETERMINATION_INPUTS: Final = (
     "as_of_date",
     "narrative",
     "question",
+    # the optional structured facts of a prior-authorization form (design: determination request)
+    *STRUCTURED_FIELDS,
 )
 SEARCH_INPUTS: Final = ("contract_id", "payer_id", "plan_id", "effective_date", "question", "threshold", "k")
 
@@ -45,7 +47,8 @@ class CaseFileError(RequestError):
 
 @dataclass(frozen=True)
 class DeterminationCase:
-    """One structured case: the seven request fields the engine sees, and the answer key it never sees."""
+    """One structured case: the request fields the engine sees (the seven, and any structured facts a
+    prior-authorization form gives), and the answer key it never sees."""
 
     kind: ClassVar[CaseKind] = "determination"
 

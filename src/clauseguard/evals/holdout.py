@@ -7,6 +7,10 @@ half through the engine with a throwaway CLAUSEGUARD_HOME (so no decoded holdout
 disk) and prints counts: metrics, expected -> got gate/outcome pairs, failing reason codes, traps.
 
     python -m clauseguard.evals.holdout evals/notes evals/styles/drug_policy [--half holdout] [--json]
+        [--check BASELINE] [--set-baseline BASELINE]
+
+`--check` exits 1 when a part lets out a false auto-determination, a judged phrasebook reads a fact
+wrong, or a metric falls below the baseline's (which holds the same counts, never text).
 """
 
 from __future__ import annotations
@@ -99,6 +103,7 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     codes: Counter[str] = Counter()
     traps: Counter[str] = Counter()
     search: Counter[str] = Counter()
+    fad_clauses: Counter[str] = Counter()  # the corpus clauses that let out a false auto-determination
     from clauseguard.evals.scorecard import TRAP_TOKEN, trap_labels
 
     for row in per_case:
@@ -110,6 +115,9 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         expected, actual = row.get("expected") or {}, row.get("actual") or {}
         if row.get("kind") == "determination":
             pairs[f"{expected.get('gate')}/{expected.get('outcome')} -> {actual.get('gate')}/{actual.get('outcome')}"] += 1
+            if row.get("false_auto_determine"):
+                for clause_id in row.get("cited") or ():
+                    fad_clauses[str(clause_id)] += 1
             for code in row.get("reason_codes") or ():
                 codes[str(code)] += 1
         else:
@@ -120,7 +128,20 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         out["reason_codes"] = dict(codes.most_common())
     if search:
         out["search_problems"] = dict(search.most_common())
+    if fad_clauses:
+        out["false_auto_determine_clauses"] = dict(sorted(fad_clauses.items()))
     return out
+
+
+def _criteria_counts(answers: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How the deciding clauses' criteria were judged in the false auto-determinations, counted as
+    "clause: criterion = result (where the fact came from)": the corpus's words, never a case's."""
+    found: Counter[str] = Counter()
+    for answer in answers:
+        for c in answer.get("criteria") or ():
+            source = str(c.get("source") or "unstated").split(":", 1)[0]
+            found[f"{c.get('clause_id')}: {c.get('criterion')} = {c.get('result')} ({source})"] += 1
+    return dict(sorted(found.items()))
 
 
 _SEARCH_PROBLEMS: Final = ("status", "applicable_version", "action", "missing from sources", "must-exclude in sources",
@@ -140,8 +161,9 @@ EXTRA_SCORERS: list[tuple[str, PartScorer]] = []
 
 def _extra_scorers() -> list[tuple[str, PartScorer]]:
     import clauseguard.evals.reading_scores  # noqa: F401 - registers the readers' judges
+    from clauseguard.evals import holdout  # the registry they add to (this file may be running as __main__)
 
-    return EXTRA_SCORERS
+    return holdout.EXTRA_SCORERS
 
 
 def run_part(root: Path, part: Part) -> dict[str, Any]:
@@ -165,7 +187,9 @@ def run_part(root: Path, part: Part) -> dict[str, Any]:
             apply_reviewed_sheet(opened, root / sheet["sheet"], author=sheet["author"],
                                  approved_by=sheet["approved_by"], note=sheet["note"])
         engine = Engine(opened).warm_up()
-        scored = run_checked(checked, engine)
+        answers: dict[str, Mapping[str, Any]] = {}
+        scored = run_checked(checked, engine, on_done=lambda run: answers.__setitem__(
+            run.case.case_id, getattr(run, "answer", None) or {}))
         doc = scored.document
         out["invalid_cases"] = len(doc.get("invalid_cases", ()))
         if "answer" in doc:
@@ -177,6 +201,10 @@ def run_part(root: Path, part: Part) -> dict[str, Any]:
             out["search_calibration"] = summary(pairs)
             out[PAIRS] = pairs
         out["failures"] = failure_categories(doc.get("per_case", ()))
+        fad = [answers.get(str(r.get("case_id")), {}) for r in doc.get("per_case", ()) if r.get("false_auto_determine")]
+        criteria = _criteria_counts(fad)
+        if criteria:
+            out["failures"]["false_auto_determine_criteria"] = criteria
     for name, scorer in _extra_scorers():
         found = scorer(root, part)
         if found is not None:
@@ -203,6 +231,43 @@ def _print(result: Mapping[str, Any]) -> None:
             print(f"    {key}: {json.dumps(value, sort_keys=False)}")
 
 
+# Metrics that may not fall below the baseline's, and counts that may not rise above it. The safety
+# counts (false auto-determinations, facts read wrong) must be 0 where the baseline has none and may
+# never rise above the baseline's where it has some: the target is 0 everywhere, and a count that is not
+# yet 0 is recorded in the baseline and in the closing notes, never hidden.
+NOT_BELOW: Final = (("answer", "determination_accuracy"), ("answer", "gate_correctness"),
+                    ("answer", "citation_faithfulness"), ("note_phrasebook", "exact"))
+NOT_ABOVE: Final = (("answer", "hallucinated_clause_count"), ("answer", "stale_citation_count"),
+                    ("answer", "false_auto_determine"), ("note_phrasebook", "wrong"))
+SAFETY: Final = (("answer", "false_auto_determine"), ("note_phrasebook", "wrong"))
+
+
+def problems(results: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """Why a run falls short: a safety count above the baseline's (above 0 with no baseline), or a
+    metric below the baseline's for the same suite, half and corpus."""
+    out: list[str] = []
+    before = {(b["suite"], b["half"], p["corpus"]): p for b in (baseline or ()) for p in b["parts"]}
+    for result in results:
+        for part in result["parts"]:
+            where = f"{result['suite']}/{result['half']} {part['corpus']}"
+            old = before.get((result["suite"], result["half"], part["corpus"]))
+            if old is None:
+                for section, key in SAFETY:
+                    value = (part.get(section) or {}).get(key)
+                    if value:
+                        out.append(f"{where}: {section}.{key} is {value} (must be 0)")
+                continue
+            for section, key in NOT_BELOW:
+                new_v, old_v = (part.get(section) or {}).get(key), (old.get(section) or {}).get(key)
+                if isinstance(new_v, int | float) and isinstance(old_v, int | float) and new_v < old_v - 1e-9:
+                    out.append(f"{where}: {section}.{key} {old_v} -> {new_v}")
+            for section, key in NOT_ABOVE:
+                new_v, old_v = (part.get(section) or {}).get(key), (old.get(section) or {}).get(key)
+                if isinstance(new_v, int | float) and isinstance(old_v, int | float) and new_v > old_v:
+                    out.append(f"{where}: {section}.{key} {old_v} -> {new_v}")
+    return out
+
+
 def pooled_calibration(results: Sequence[Mapping[str, Any]], png: Path | None) -> dict[str, Any]:
     """The search scores' calibration over every part of every suite run (counts only), and the
     reliability diagram written to `png` when given."""
@@ -222,6 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--reliability", type=Path, default=None,
                         help="write the pooled search calibration's reliability diagram to this PNG")
+    parser.add_argument("--check", type=Path, help="a baseline to hold the run to (exit 1 when it falls short)")
+    parser.add_argument("--set-baseline", type=Path, help="write this run's counts as the baseline")
     args = parser.parse_args(argv)
     root = repo_root(Path.cwd())
     results = []
@@ -236,6 +303,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         for r in shown:
             _print(r)
         print(f"== search calibration, pooled: {json.dumps(pooled)}")
+    if args.set_baseline is not None:
+        args.set_baseline.write_text(json.dumps(shown, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if args.check is not None:
+        baseline = json.loads(args.check.read_text(encoding="utf-8")) if args.check.exists() else None
+        found = problems(shown, baseline)
+        for line in found:
+            sys.stderr.write(f"holdout check: {line}\n")
+        if baseline is None:
+            sys.stderr.write(f"holdout check: no baseline at {args.check}; only the zero rules were checked\n")
+        return 1 if found else 0
     return 0
 
 

@@ -3,7 +3,7 @@
 A policy phrasebook (sentences with expected trees), a roles file (blind role labels: the compile
 rate's denominator) and expected trees by offsets (the real CMS text) are judged here, each reporting
 only counts (exact / refused / wrong, per category), so a holdout half can be scored without showing
-its text. The note phrasebook's judge lives with the fact reader.
+its text. The note phrasebook's judge is evals/note_phrasebook.py, registered here.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import yaml
 from clauseguard import packed
 from clauseguard.corpus.criteria import Criteria
 from clauseguard.evals.holdout import EXTRA_SCORERS, Part, resolve
+from clauseguard.evals.note_phrasebook import score_note_phrasebook
 from clauseguard.evals.policy_phrasebook import judge_tree
 
 DECIDING_ROLES = frozenset({"criteria", "limitation", "exclusion"})
@@ -96,4 +97,5 @@ def _roles_scorer(root: Path, part: Part) -> dict[str, Any] | None:
     return compile_rate(resolve(root, part.corpus), root / part.roles)
 
 
-EXTRA_SCORERS.extend([("policy_phrasebook", _phrasebook_scorer), ("compile_rate", _roles_scorer)])
+EXTRA_SCORERS.extend([("note_phrasebook", score_note_phrasebook), ("policy_phrasebook", _phrasebook_scorer),
+                      ("compile_rate", _roles_scorer)])

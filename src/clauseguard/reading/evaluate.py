@@ -747,6 +747,11 @@ class _Evaluator:
                 return self._related(fact_concept, canonical)
         return None
 
+    def _denies(self, fact_concept: str, wanted: str, relation: str | None) -> bool:
+        """A denial of a thing denies its kinds, never its class: "no DMARD" rules out methotrexate, "no
+        methotrexate" says nothing of conventional DMARDs (another one may have been given)."""
+        return relation == "broader" or fact_concept in (wanted, self.lex.concept_named(wanted))
+
     def _condition(self, atom: Condition, role: Role) -> AtomResult:
         facts = self.facts.of(ConditionFact)
         related = [(f, self._related(f.concept, atom.concept)) for f in facts]
@@ -756,6 +761,18 @@ class _Evaluator:
             # the narrative's explicit statement governs codes for the same condition
             code_conflicts = [(f, r) for f, r in related if f.source != "narrative" and f.status != "present"]
             related = narrative + code_conflicts
+        # an exception the note states present and, elsewhere, denies ("denies hypoglycemia unawareness" ...
+        # "A/P: hypoglycemia unawareness"): two statements of one fact that disagree waive nothing and leave
+        # nothing standing. Only for exceptions: a requirement's denial may be of the past ("new daily
+        # headaches; never had headaches before"), which the reads below already weigh
+        affirmed = [f for f, rel in related if rel == "narrower" and f.status == "present" and f.source == "narrative"
+                    and f.certainty != "suspected" and not f.resolved]
+        denied = [f for f, rel in related if f.status == "absent" and f.source == "narrative" and not f.history
+                  and self._denies(f.concept, atom.concept, rel)]
+        if affirmed and denied and role == "exception":
+            f = affirmed[0]
+            return self._record(atom, role, UNKNOWN, self._describe_condition(f), f.span, f.source,
+                                missing=atom.concept, note="the request states it both present and absent")
         best: AtomResult | None = None
         for f, rel in related:
             if rel == "narrower" and f.status == "present":
@@ -767,8 +784,11 @@ class _Evaluator:
                     best = result
         if best is not None:
             return best
-        for f, _rel in related:
-            if f.status == "absent":
+        stated = any(f.status == "present" for f, _rel in related)
+        for f, rel in related:
+            # a denial decides unless the request also states the same thing (or a kind of it) present:
+            # "new headaches ...; no history of headaches before" denies only the past
+            if f.status == "absent" and self._denies(f.concept, atom.concept, rel) and not stated:
                 return self._record(atom, role, NOT_MET, f"no {f.concept}", f.span, f.source,
                                     note="the request states it is absent")
         for f, rel in related:
@@ -808,6 +828,9 @@ class _Evaluator:
         return known is not None and bool(known.icd10)
 
     def _condition_detail(self, atom: Condition, fact: ConditionFact) -> tuple[Value, str, str | None]:
+        if fact.resolved and not atom.history:
+            # an episode stated to be over ("resolved", "in remission") is no present condition for sure
+            return UNKNOWN, "stated as resolved", f"whether {atom.concept} is present now"
         if atom.within is not None:
             window = atom.within.length * _DAYS[atom.within.unit]
             if fact.within_days is None:
@@ -849,6 +872,10 @@ class _Evaluator:
 
     def _measure(self, atom: Measure, role: Role) -> AtomResult:
         facts = [f for f in self.facts.of(MeasureFact) if self._related(f.quantity, atom.quantity) == "narrower"]
+        conflicting = next((f for f in facts if f.conflicting), None)
+        if conflicting is not None:  # two values for one measure: never a pick
+            return self._record(atom, role, UNKNOWN, conflicting.quantity, conflicting.span, conflicting.source,
+                                missing=atom.quantity, note="the request states conflicting values")
         verdicts: list[AtomResult] = []
         for f in facts:
             desc = f"{f.quantity} {'' if f.comparator == '==' else f.comparator + ' '}" + (
@@ -920,7 +947,7 @@ class _Evaluator:
         verdicts: list[AtomResult] = []
         for f, rel in related:
             if f.status == "absent":
-                if atom.comparator in (">", ">=") and atom.value > 0:
+                if atom.comparator in (">", ">=") and atom.value > 0 and self._denies(f.therapy, atom.therapy, rel):
                     verdicts.append(self._record(atom, role, NOT_MET, f"no {f.therapy}", f.span, f.source,
                                                  note="the request states no such therapy"))
                 continue
@@ -936,6 +963,8 @@ class _Evaluator:
                                              note="hedged" if f.status == "unknown" else "duration not stated"))
                 continue
             status = compare("==", f.duration_days, atom.comparator, needed_days)
+            if f.duration_min_days is not None and compare("==", f.duration_min_days, atom.comparator, needed_days) != status:
+                status = UNKNOWN  # a month-only date ("since 05/2024") leaves the length either side of the threshold
             missing: str | None = f"duration of {atom.therapy}"
             note = ""
             if status == MET and atom.outcome is not None and f.outcome != atom.outcome and "failed" not in f.statuses:
@@ -1012,9 +1041,9 @@ class _Evaluator:
                                     missing=f"{' or '.join(atom.statuses)}: {atom.therapy}", note="hedged")
         denied: set[str] = set()
         never = None
-        for f, _ in related:
+        for f, rel in related:
             denied.update(f.denied)
-            if f.status == "absent" and (never is None):
+            if f.status == "absent" and (never is None) and self._denies(f.therapy, atom.therapy, rel):
                 never = f
         if never is not None and (wanted - {"contraindicated"}):
             return self._record(atom, role, NOT_MET, f"no {never.therapy}", never.span, never.source,
@@ -1044,6 +1073,11 @@ class _Evaluator:
 
     def _age(self, atom: Age, role: Role) -> AtomResult:
         facts = [f for f in self.facts.of(AgeFact) if f.of == atom.of]
+        conflicting = next((f for f in facts if f.conflicting), None)
+        if conflicting is not None:  # two ages for one person or onset: never a pick
+            return self._record(atom, role, UNKNOWN, None, conflicting.span, conflicting.source,
+                                missing="age at onset" if atom.of == "onset" else "age",
+                                note="the request states conflicting values")
         facts.sort(key=lambda f: (f.comparator != "==", f.span.start if f.span else -1))
         for f in facts:
             status = compare(f.comparator, f.value, atom.comparator, atom.value)
@@ -1086,6 +1120,9 @@ class _Evaluator:
             fact_days = f.per.length * _DAYS[f.per.unit]
             atom_days = atom.per.length * _DAYS[atom.per.unit]
             desc = f"{_num(f.value)} {f.item}(s) per {f.per.label}"
+            if f.conflicting:  # two amounts for one item and period: never a pick
+                return self._record(atom, role, UNKNOWN, desc, f.span, f.source, missing=f"{atom.item} per {atom.per.label}",
+                                    note="the request states conflicting values")
             if abs(fact_days - atom_days) < 0.5:
                 return self._record(atom, role, compare("==", f.value, atom.comparator, atom.value), desc, f.span, f.source)
             if math.isfinite(atom_days) and fact_days > atom_days and atom.comparator in ("<=", "<"):

@@ -1,0 +1,152 @@
+"""The assertion status of every mention: medspaCy's ConText over the rules in data/facts/context.yaml,
+and the note's sections (data/facts/sections.yaml), which set the status of what sits under them.
+
+It owns turning ConText's modifiers and a section heading into one status per mention, by the rules'
+precedence; it never names a cue in code and never builds a fact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from clauseguard.reading.facts.mentions import Mention
+from clauseguard.reading.facts.note import Note
+from clauseguard.reading.facts.pipeline import Pipeline, Target
+
+
+@dataclass(frozen=True)
+class Region:
+    """Where the narrative speaks of someone else: from the cue naming them to the end of its reach."""
+
+    start: int
+    end: int
+    cue_spans: tuple[tuple[int, int], ...]
+    negated: bool = False  # the negation is written on the relative ("no family history of ...")
+    hedged: bool = False
+
+
+def find_sections(note: Note, pipeline: Pipeline) -> list[tuple[int, int, str]]:
+    """(start, end, category) of each section body, as character offsets: from a heading the sectionizer
+    found to the next heading, or to the next line that opens with a label of its own ("Clinical
+    rationale: ..."), which ends the section before it whether or not the rules know that label."""
+    doc = note.doc
+    labels = [m.start() for m in _LABEL_LINE.finditer(note.clean)]
+    out: list[tuple[int, int, str]] = []
+    for section in doc._.sections:
+        if section.category is None:
+            continue
+        start_tok, end_tok = section.section_span
+        start = doc[start_tok].idx if start_tok < len(doc) else len(note.clean)
+        end = doc[end_tok - 1].idx + len(doc[end_tok - 1].text) if end_tok > start_tok else start
+        end = min([end, *(p for p in labels if start < p < end)])
+        out.append((start, end, str(section.category)))
+    return out
+
+
+# A line that opens with a short label and its colon: a form's field or a note's heading.
+_LABEL_LINE: Final = re.compile(r"(?m)^[ \t]*[A-Za-z][A-Za-z/&'() -]{0,40}:")
+
+
+def assert_mentions(note: Note, pipeline: Pipeline, mentions: Sequence[Mention]) -> list[Mention]:
+    """Set each mention's assertion; mentions a section drops (a drug under allergies) are left out."""
+    targets = [Target(m.kind, m.name, m.tok_start, m.tok_end, m.start, m.end) for m in mentions]
+    kept: list[Mention] = []
+    for m, (_t, modifiers) in zip(mentions, pipeline.assert_targets(note.doc, targets), strict=True):
+        m.modifiers = modifiers
+        m.section = note.section_at(m.start)
+        if _settle(note, m, modifiers):
+            kept.append(m)
+    return kept
+
+
+def value_assertion(note: Note, pipeline: Pipeline, start: int, end: int, kind: str = "value") -> tuple[str, bool]:
+    """The assertion of a stated value or count (no mention of its own): (status word, by a cue)."""
+    span = note.doc.char_span(start, end, alignment_mode="expand")
+    if span is None:
+        return "affirmed", False
+    probe = Mention("", start, end, kind, span.start, span.end)
+    modifiers = pipeline.modifiers_of(note.doc, span.start, span.end, kind)
+    probe.section = note.section_at(start)
+    _settle(note, probe, modifiers)
+    return probe.assertion, probe.by_cue
+
+
+def _settle(note: Note, m: Mention, modifiers: tuple[Any, ...]) -> bool:
+    rules = note.rules
+    found: dict[str, Any] = {}
+    for mod in modifiers:
+        found.setdefault(str(mod.category), mod)
+    for when, then in rules.combinations:
+        if when <= set(found):
+            found.setdefault(then, found[sorted(when)[0]])
+    m.categories = tuple(sorted(found))
+    for category in rules.precedence:
+        if category in found:
+            meaning = rules.meaning(category, m.kind)
+            if meaning is None:
+                continue
+            m.assertion, m.by_cue = meaning, True
+            m.suspicion = bool(found[category].rule.metadata.get("suspicion")) if meaning == "possible" else False
+            break
+    effects = rules.section("sections.yaml").get("effects", {}).get(m.section or "", {})
+    effect = effects.get(m.kind)
+    if effect == "drop":
+        return False
+    if effect is not None and (not m.by_cue or effect == "family"):
+        if effect == "family" or m.assertion == "affirmed":
+            m.assertion = effect
+    return True
+
+
+def relative_regions(note: Note) -> list[Region]:
+    """Statements about someone else: each FAMILY cue's reach, and each family-history section line."""
+    doc = note.doc
+    graph = doc._.context_graph
+    out: list[Region] = []
+    if graph is not None:
+        negations = [mod for mod in graph.modifiers if mod.category == "NEGATED"]
+        hedges = [mod for mod in graph.modifiers if mod.category in ("POSSIBLE", "PENDING")]
+        for mod in graph.modifiers:
+            if mod.category != "FAMILY":
+                continue
+            cue_start, cue_end = mod.modifier_span
+            scope_start, scope_end = mod.scope_span
+            lead = cue_start
+            while lead < cue_end - 1 and doc[lead].lower_ in note.rules.relative_leads:
+                lead += 1  # "in her sister": the cue names the sister
+            cue = (doc[lead].idx, doc[cue_end - 1].idx + len(doc[cue_end - 1].text))
+            targets = list(mod._targets)
+            if targets and all(t.end <= cue_start for t in targets):
+                start, end = doc[min(t.start for t in targets)].idx, cue[1]  # "breast cancer (mother)"
+            else:
+                start = cue[0]
+                last = scope_end - 1 if scope_end > cue_end else cue_end - 1
+                end = doc[last].idx + len(doc[last].text)
+            between = [t for n in negations if n.modifier_span[1] <= cue_start
+                       for t in doc[n.modifier_span[1]:cue_start]]
+            negated = any(n.modifier_span[1] <= cue_start and all(
+                t.lower_ in note.rules.glue or t.is_space for t in doc[n.modifier_span[1]:cue_start])
+                and doc[n.modifier_span[0]].sent == doc[cue_start].sent for n in negations)
+            del between
+            hedged = any(min(start, cue[0]) <= doc[h.modifier_span[0]].idx < end for h in hedges)
+            out.append(Region(start, end, (cue,), negated, hedged))
+    for start, end, category in note.sections:
+        effects = note.rules.section("sections.yaml").get("effects", {}).get(category, {})
+        if effects.get("condition") != "family":
+            continue
+        for s_start, s_end in note.sentences:
+            if start <= s_start < end and not any(r.start <= s_start < r.end or s_start <= r.start < s_end for r in out):
+                out.append(Region(s_start, s_end, ((s_start, s_start),)))
+    out.sort(key=lambda r: (r.start, r.end))
+    merged: list[Region] = []
+    for r in out:
+        if merged and r.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Region(last.start, max(last.end, r.end), last.cue_spans + r.cue_spans,
+                                last.negated or r.negated, last.hedged or r.hedged)
+        else:
+            merged.append(r)
+    return merged

@@ -1,0 +1,156 @@
+"""Measured values of the quantities the lexicon names: "A1c 8.6%", "two fingerstick tests per day",
+"BG checks QID", "BMI 41 kg/m2", and BMI derived from a stated height and weight.
+
+It owns tying a number (and its unit and period) to the quantity it measures; a second value for the
+same quantity in the sentence, or a value marked as past, leaves it unknown. It never converts a
+count of items with pint.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from clauseguard.corpus.criteria import Period
+from clauseguard.reading.facts.mentions import Mention
+from clauseguard.reading.facts.note import NUMBER_TOKEN, C, Note
+from clauseguard.reading.facts.sheet import GapFact, MeasureFact
+from clauseguard.reading.facts.values import bmi_fact, body_measures, rate_in
+from clauseguard.reading.lexicon import normalise
+
+_LEAD: Final = (r"^\s*(?:(?:level|value|result|reading|remains|remained|now|today|currently|measured|of\s+about|about|"
+                r"approximately|around|~)\s+)*(?:of\s+|is\s+|was\s+|at\s+|=\s*|:\s*|-\s*)?")
+
+
+def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact], list[GapFact]]:
+    out: list[MeasureFact] = []
+    gaps: list[GapFact] = []
+    T = note.tables
+    N = note.number_re
+    count_words = {**T.words, "single": 1.0, "a single": 1.0}
+    concepts = [m for m in mentions if m.kind in ("condition", "therapy", "service")]
+    for q in (m for m in mentions if m.kind == "quantity"):
+        qdef = note.lexicon.quantities[q.name]
+        if q.assertion == "not_documented":
+            gaps.append(GapFact("quantity", q.name, note.span(q.start, q.end)))
+            continue
+        if q.assertion == "family":
+            continue
+        if q.assertion == "negated":
+            out.append(MeasureFact(q.name, "absent", note.span(q.start, q.end), assertion="negated"))
+            continue
+        hedged = q.assertion in ("possible", "planned")
+        left, right = note.clause_bounds(q.start, stop_words=False)
+        after = note.clean[q.end:right]
+        before = note.clean[left:q.start]
+        value: float | None = None
+        comparator = "=="
+        unit = ""
+        span_start, span_end = q.start, q.end
+        am = re.match(rf"{_LEAD}(?P<n>\d+(?:\.\d+)?)\s*(?P<u>{T.unit_alt})?(?![\w])", after, re.I)
+        bm = re.search(rf"(?<![\w-])(?P<n>(?:{N})(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?|single|a\s+single)"
+                       rf"(?:\s+(?P<more>or\s+more|or\s+greater))?\s*(?P<u>{T.unit_alt})?"
+                       rf"\s+(?:(?:of|daily|self-monitored|[a-z\-]+)\s+){{0,3}}$", before, re.I)
+        aside = None
+        if qdef.per is not None and not am and not bm:
+            # "multiple daily insulin injections, four a day" / "(three to five a day": a rate in an aside
+            _, s_end = note.sentence_of(q.start)
+            aside = re.match(rf"^\s*[,(]\s*(?P<n>{N})(?:\s+to\s+(?P<hi>{N}))?\s+(?P<f>{T.freq_alt})(?![\w-])",
+                             note.clean[q.end:s_end], re.I)
+        if aside:
+            value = note.num_at(aside.group("n"))
+            comparator = ">=" if aside.group("hi") else "=="
+            span_end = q.end + aside.end()
+            per_aside = Period(1.0, T.freq[normalise(aside.group("f"))])  # type: ignore[arg-type]
+            if value is not None and not _another_value(note, q, span_start, span_end, concepts):
+                out.append(MeasureFact(q.name, "unknown" if hedged else "present", note.span(span_start, span_end),
+                                       value, comparator, qdef.unit, per_aside, assertion=_assertion(q)))
+            continue
+        if am:
+            value = float(am.group("n"))
+            unit = T.units.get(normalise(am.group("u") or ""), "") if am.group("u") else ""
+            span_end = q.end + am.end()
+        elif bm:
+            raw = normalise(bm.group("n"))
+            value = count_words.get(raw) if not NUMBER_TOKEN.fullmatch(raw) else float(raw)
+            if value is None:
+                value = note.num_at(raw)
+            comparator = ">=" if bm.group("more") else "=="
+            unit = T.units.get(normalise(bm.group("u") or ""), "") if bm.group("u") else ""
+            span_start = left + bm.start()
+        value_at = q.end + am.start("n") if am else left + bm.start("n") if bm else None
+        per = None
+        if qdef.per is not None:
+            # a rate of a counted quantity: "checks BG QID", "fingersticks 4x/day", "tests four times every day"
+            # the rate written with this quantity: after it up to the next thing named, else right before it;
+            # never one that belongs to another item of the clause ("insulin BID and fingersticks QID")
+            names = tuple((c.start, c.end) for c in concepts if c.start < right and left < c.end)
+            others = [c.start for c in mentions if c is not q and c.kind in ("therapy", "quantity", "service")
+                      and q.end <= c.start < right]
+            rate = rate_in(note, q.end, min([right, *others]), inside=((q.start, q.end), *names))
+            if rate is None:
+                before_start = max([left, *(c.end for c in mentions if c is not q and c.end <= q.start
+                                            and c.kind in ("therapy", "quantity", "service"))])
+                rate = rate_in(note, max(before_start, q.start - 16), q.start, inside=names)
+            if rate is not None:
+                found, r_start, r_end = rate
+                if value_at is None or r_start <= value_at < r_end:
+                    value, comparator = found.count, "=="
+                    per = Period(found.per.length, found.per.unit)
+                    span_start, span_end = min(span_start, r_start), max(span_end, r_end)
+        if value is None:
+            continue
+        if _another_value(note, q, span_start, span_end, concepts, value):
+            out.append(MeasureFact(q.name, "unknown", note.span(span_start, span_end), value, comparator,
+                                   unit or qdef.unit, assertion=_assertion(q)))
+            continue
+        unit = unit or qdef.unit
+        if per is None and (qdef.per is not None or re.search(rf"(?<![\w-])(?:{T.freq_alt})(?![\w-])", before + " " + after, re.I)):
+            fm = re.search(rf"(?<![\w-])(?P<f>{T.freq_alt})(?![\w-])", after, re.I) or \
+                re.search(rf"(?<![\w-])(?P<f>{T.freq_alt})(?![\w-])", before, re.I)
+            if fm:
+                per = Period(1.0, T.freq[normalise(fm.group("f"))])  # type: ignore[arg-type]
+                if fm.string is after:
+                    span_end = max(span_end, q.end + fm.end())
+            elif qdef.per is not None:
+                continue  # a count of something without its period is no measure
+        status = "unknown" if hedged else "present"
+        out.append(MeasureFact(q.name, status, note.span(span_start, span_end), value, comparator, unit, per,  # type: ignore[arg-type]
+                               assertion=_assertion(q)))
+    for name, (_value, start, end, written, unit) in body_measures(note).items():
+        if written is not None and not any(f.quantity == name for f in out):
+            out.append(MeasureFact(name, "present", note.span(start, end), written, "==", unit))
+    bmi = bmi_fact(note)
+    if bmi is not None and not any(f.quantity == "body mass index" and f.value is not None for f in out):
+        out.append(bmi)
+    return out, gaps
+
+
+def _assertion(q: Mention) -> str:
+    return q.assertion if q.assertion in ("possible", "planned", "historical") else "affirmed"
+
+
+def _another_value(note: Note, q: Mention, start: int, end: int, concepts: list[Mention],
+                   value: float | None = None) -> bool:
+    """A second value for the same quantity in the sentence ("7.4% three months ago and 8.3% now",
+    "four per day last year, now two per day") or a value marked as past: which one is current is not
+    read, so the value is unknown."""
+    s_start, s_end = note.sentence_of(q.start)
+    nxt = [x for x in note.lexicon.find_quantities(note.clean[q.end:s_end]) if x.name != q.name]
+    stop = q.end + nxt[0].start if nxt else s_end
+    rest = note.clean[end:stop]
+    time = note.time_re
+    named = [(c.start, c.end) for c in concepts]
+    for num in re.finditer(rf"(?<![\w./-])(?P<n>\d+(?:\.\d+)?|{note.number_re})(?![\w./-])(?!\s*(?:{time})\b)", rest, re.I):
+        if re.match(r"\s*\(", rest[num.end():]) or re.match(r"\s*[/-]\s*\d", rest[num.end():]):
+            continue
+        if re.search(r"\d\s*[/-]\s*$", rest[:num.start()]):
+            continue  # a date ("(03/2024)") is no second value
+        if any(a <= end + num.start() < b for a, b in named):
+            continue  # the "2" of "type 2 diabetes" is no second value
+        if value is not None and note.num_at(num.group("n")) == value:
+            continue  # the same value said again ("QID ... confirms 4 checks every day")
+        return True
+    past = note.lexicon.pattern(note.lexicon.phrases(C, "past_value"), "cue-past")
+    window = note.clean[max(s_start, start - 12):start] + " " + note.clean[end:min(stop, end + 20)]
+    return past.search(window) is not None

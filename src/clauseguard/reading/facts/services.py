@@ -1,0 +1,271 @@
+"""Services the member already had and the evidence the request states: prior services with when ("MRI
+4 months ago") or how many in a window ("24 visits this calendar year", "the 12th visit"), billed or
+requested quantities per period ("#100 strips/90 days"), how long the member has been insured, and
+documentation ("radiculopathy corroborated by MRI").
+
+It owns counting and dating services; a planned or requested service is never a prior one, and what
+the request says it lacks is a gap, never a count of zero.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clauseguard.corpus.criteria import Period
+from clauseguard.reading.facts.assertion import value_assertion
+from clauseguard.reading.facts.mentions import Mention
+from clauseguard.reading.facts.note import C, Note
+from clauseguard.reading.facts.pipeline import Pipeline
+from clauseguard.reading.facts.sheet import DocumentationFact, GapFact, QuantityFact, ServiceFact, TenureFact
+from clauseguard.reading.lexicon import normalise
+
+ITEM = r"(?P<item>(?:[a-z][a-z\-]*\s+){0,3}?[a-z][a-z\-]*)"
+
+
+def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact], list[GapFact]]:
+    """Prior services: 'prior sleep study five months ago', 'no screening in the past calendar year'."""
+    out: list[ServiceFact] = []
+    gaps: list[GapFact] = []
+    lex = note.lexicon
+    history = lex.pattern(lex.phrases(C, "service_history"), "cue-service-history")
+    N, T = note.number_re, note.time_re
+    for m in mentions:
+        if m.kind not in ("service", "generic") or m.assertion == "family":
+            continue
+        if m.assertion == "not_documented":
+            gaps.append(GapFact("service", m.name, note.span(m.start, m.end)))
+            continue
+        if m.assertion in ("planned", "possible"):
+            continue  # a service ordered, requested or hedged has not been had
+        s_start, s_end = note.sentence_of(m.start)
+        clause = note.clean[s_start:s_end]
+        has_cue = history.search(note.clean, s_start, s_end) is not None
+        ago = re.search(rf"(?P<n>{N})\s+(?P<t>{T})\s+ago", clause, re.I)
+        window = re.search(r"(?:in|within|during)\s+the\s+(?:past|last|previous|same|current|preceding)\s+(?P<w>[^,.;]+?)"
+                           r"(?=$|[,.;]|\s+(?:and|but|with)\s)", clause, re.I) or \
+            re.search(r"(?:earlier|already)\s+(?:in\s+)?(?:the\s+)?(?P<w>same\s+calendar\s+year|this\s+calendar\s+year|this\s+year)",
+                      clause, re.I)
+        if not (has_cue or ago or window):
+            continue
+        concepts = (m.name,) if m.kind == "service" else ()
+        # the service and what dates or counts it, no more of the sentence than that
+        dated_end = max([m.end] + [s_start + x.end() for x in (ago, window) if x is not None])
+        span = note.span(min([m.start] + [s_start + x.start() for x in (ago, window) if x is not None]), dated_end)
+        ago_days = note.days_of(ago.group("n"), ago.group("t")) if ago else None
+        within = note.period_text(window.group("w")) if window else None
+        if m.status == "absent":
+            out.append(ServiceFact(concepts, span, status="absent", within=within, prior_count=0.0, assertion="negated"))
+        elif m.status == "present" and (ago_days is not None or within is not None or has_cue):
+            count = 1.0 if within is not None else None
+            out.append(ServiceFact(concepts, span, ago_days=ago_days, within=within, prior_count=count))
+    return out, gaps
+
+
+def count_facts(note: Note, mentions: list[Mention]) -> list[ServiceFact]:
+    """Stated counts of the service in a counting window: "25 visits used this calendar year" (25 prior),
+    "this is the 12th visit this year" (11 prior, the requested one is the 12th)."""
+    out: list[ServiceFact] = []
+    T = note.tables
+    cardinal, ordinal_re, opening, boundaries = note.rules_derived("facts.count-patterns", _count_patterns)
+    concepts_found = [m for m in mentions if m.kind in ("condition", "therapy", "service")]
+    for pattern, is_ordinal in ((cardinal, False), (ordinal_re, True)):
+        for m in pattern.finditer(note.clean):
+            first = m.start("o") if is_ordinal else m.start("n")
+            if any(c.start <= first < c.end for c in concepts_found):
+                continue  # the "2" of "type 2 diabetes" counts nothing
+            concepts = counted_service(note, normalise(m.group("item")))
+            if concepts is None:
+                continue
+            within = _count_window(note, m.group("w"))
+            if within is None:
+                continue
+            if is_ordinal:
+                before = [normalise(t.text) for t in note.before_words(m.start(), 3)]
+                if any(w in boundaries for w in before):
+                    continue  # "after the tenth visit" is a boundary, not the requested occasion
+                raw = normalise(m.group("o"))
+                value = float(raw[:-2]) if raw[:-2].isdigit() else T.ordinals.get(raw)
+                if value is None or value < 1:
+                    continue
+                prior = value - 1  # the requested one is the n-th
+            else:
+                found = note.num_at(m.group("n"))
+                if found is None:
+                    continue
+                prior = found
+            out.append(ServiceFact(concepts, note.span(m.start(), m.end()), within=within, prior_count=prior))
+    # "the first hyperbaric session is requested": none before it in the course it opens (its episode)
+    for m in opening.finditer(note.clean):
+        if any(c.span is not None and c.span.start <= m.start() < c.span.end for c in out):
+            continue
+        concepts = counted_service(note, normalise(m.group("item")))
+        if concepts is not None:
+            out.append(ServiceFact(concepts, note.span(m.start(), m.end()), within=Period(1.0, "episode"),
+                                   prior_count=0.0))
+    return out
+
+
+def _count_patterns(note: Note) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], frozenset[str]]:
+    """The count readings' patterns, built once per lexicon and rules."""
+    T, lex, N = note.tables, note.lexicon, note.number_re
+    ordinal = "|".join(sorted(map(re.escape, T.ordinals), key=len, reverse=True))
+    occasions = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(T.count_occasions, key=len, reverse=True))
+    window = (r"(?P<w>(?:this|the\s+same|the\s+current|the)\s+(?:[a-z]+\s+)?year"
+              rf"|(?:this|the\s+same|the\s+current)\s+(?:{occasions or 'year'}))")
+    count_links = "|".join(r"\s+".join(map(re.escape, w.split()))
+                           for w in sorted(lex.phrases(C, "count_links"), key=len, reverse=True))
+    links = rf"(?:(?:{count_links})\s+){{0,3}}"
+    boundaries = frozenset(normalise(w) for w in lex.phrases(C, "ordinal_boundaries"))
+    cardinal = re.compile(rf"(?<![\w-])(?P<n>{N})\s+{ITEM}\s+{links}{window}(?![\w-])", re.I)
+    ordinal_re = re.compile(rf"(?<![\w-])(?P<o>\d+(?:st|nd|rd|th)|{ordinal})(?:\s*\(\s*\d+(?:st|nd|rd|th)\s*\))?\s+"
+                            rf"{ITEM}\s+{links}{window}(?![\w-])", re.I)
+    first_words = [w for w, v in T.ordinals.items() if v == 1] + ["1st"]
+    opening = re.compile(rf"(?<![\w-])(?:the|a|this)\s+(?:{'|'.join(map(re.escape, first_words))})\s+{ITEM}\s+"
+                         rf"(?:is|was|being)?\s*(?:requested|planned|scheduled|ordered|proposed)(?![\w-])", re.I)
+    return cardinal, ordinal_re, opening, boundaries
+
+
+def counted_service(note: Note, item: str) -> tuple[str, ...] | None:
+    """What a counted noun phrase is: () for a generic unit of the requested service ("visits",
+    "physical therapy visits"), the service concept it names, or None when it counts something else."""
+    lex = note.lexicon
+    words = item.split()
+    head = words[-1]
+    singular = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
+    services = [c.name for c in lex.find_concepts(item) if lex.concepts[c.name].domain == "service"]
+    generic = note.tables.generic
+    if head in generic or singular in generic:
+        return tuple(services[-1:])
+    if services and lex.concept_named(item) is not None:
+        return (services[-1],)
+    return None
+
+
+def _count_window(note: Note, text: str) -> Period | None:
+    name = normalise(text)
+    occasion = note.tables.count_occasions.get(re.sub(r"^(?:this|the same|the current)\s+", "", name))
+    if occasion is not None:
+        return Period(1.0, occasion)  # type: ignore[arg-type]
+    if name in note.tables.period_names:
+        return Period(1.0, note.tables.period_names[name])  # type: ignore[arg-type]
+    period = note.period_text(text)
+    return period if period is not None and period.unit != "year" else None
+
+
+def counted(note: Note, fact: ServiceFact, counts: list[ServiceFact]) -> bool:
+    """A history fact the stated count of the same service (in its sentence) already says more precisely."""
+    if fact.span is None:
+        return False
+    sentence = note.sentence_of(fact.span.start)
+    return any(c.span is not None and note.sentence_of(c.span.start) == sentence
+               and (not c.concepts or not fact.concepts or c.concepts == fact.concepts) for c in counts)
+
+
+def quantity_facts(note: Note, pipeline: Pipeline, mentions: list[Mention], vocabulary: tuple[str, ...]) -> list[QuantityFact]:
+    """"40 sensors for 31 days", "#100 strips/90 days", "150 strips a month": a countable supply (or the
+    service) over a period; "two episodes in six months" counts events and is no quantity."""
+    out: list[QuantityFact] = []
+    lex = note.lexicon
+    N = note.number_re
+    pattern = note.rules_derived("facts.quantity-pattern", lambda n: re.compile(
+        rf"(?<![\w-])#?(?P<n>{n.number_re})\s*(?P<item>(?:[a-z][a-z\-]*\s+){{0,3}}?[a-z][a-z\-]*?s?)\s*"
+        rf"(?:for|per|in|over|during|within|every|/|a)\s*(?:a|an|one|each|the|every)?\s*"
+        rf"(?P<p>(?:{n.number_re})?[\s-]*(?:{n.time_re}|d)(?:\s+(?:period|window|interval))?)(?![\w])", re.I))
+    concepts = [m for m in mentions if m.kind in ("condition", "therapy", "service")]
+    countable = note.tables.generic | note.tables.supplies
+    for m in pattern.finditer(note.clean):
+        item_words = normalise(m.group("item")).split()
+        if not item_words or any(c.start <= m.start("n") < c.end for c in concepts):
+            continue
+        if any(lex.concepts[c.name].domain == "condition" for c in lex.find_concepts(m.group("item"))):
+            continue
+        head = item_words[-1]
+        if head in note.tables.time_units or lex.quantity_named(" ".join(item_words)):
+            continue
+        raw_period = re.sub(r"(?<=\d)\s*d$|^d$", " days", m.group("p").strip())
+        period = note.period_text(raw_period or "day")
+        value = note.num_at(m.group("n"))
+        if period is None or value is None:
+            continue
+        singular = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
+        concept = lex.concept_named(" ".join(item_words))
+        if concept is None and head not in countable and singular not in countable and \
+                not any(v.split()[-1] in (head, singular) for v in vocabulary):
+            continue  # "two severe episodes in six months" counts events, not a supply of the service
+        supplies = note.tables.supplies
+        if not re.search(r"\d|" + N, m.group("p"), re.I) and head not in supplies and singular not in supplies:
+            continue  # "4 tests per day" is how often, not how much is billed: only a supply is billed "a month"
+        assertion, _ = value_assertion(note, pipeline, m.start(), m.end(), "quantity")
+        if assertion in ("negated", "not_documented", "family", "possible"):
+            continue
+        out.append(QuantityFact(concept or singular, value, period, note.span(m.start(), m.end()),
+                                assertion="planned" if assertion == "planned" else "affirmed"))
+    return out
+
+
+def tenure_facts(note: Note, pipeline: Pipeline) -> list[TenureFact]:
+    """'joined the group scheme ten months ago', 'insured under the contract for three years'."""
+    out: list[TenureFact] = []
+    for m in _tenure_re(note).finditer(note.clean):
+        days = note.days_of(m.group("n") or m.group("n2"), m.group("t") or m.group("t2"))
+        if days is None:
+            continue
+        assertion, _ = value_assertion(note, pipeline, m.start(), m.end())
+        if assertion != "affirmed" or _negated_in(note, m.start(), m.end()):
+            continue
+        out.append(TenureFact(days, note.span(m.start(), m.end()), ">=" if m.group("more") else "=="))
+    return out
+
+
+def _negated_in(note: Note, start: int, end: int) -> bool:
+    """A negation inside the statement itself ("has not been insured under the plan for 2 years")."""
+    pattern = note.lexicon.pattern(note.lexicon.phrases(C, "negation_before"), "cue-negation_before")
+    s_start, _ = note.sentence_of(start)
+    return pattern.search(note.clean, s_start, end) is not None
+
+
+def _tenure_re(note: Note) -> re.Pattern[str]:
+    def build(n: Note) -> re.Pattern[str]:
+        tenure = n.lexicon.phrase_map(C, "tenure")
+        N, T = n.number_re, n.time_re
+        holder = rf"(?:(?:the|its|their|his|her|this)\s+)?(?:group\s+)?(?:{'|'.join(map(re.escape, tenure['contracts']))})"
+        return re.compile(
+            rf"(?<![\w-])(?:(?:{'|'.join(map(re.escape, tenure['joined']))})\s+{holder}\s+(?P<n>{N})[\s-]+(?P<t>{T})\s+ago"
+            rf"|(?:{'|'.join(map(re.escape, tenure['insured']))})\s+(?:under|in|with|by|on)\s+{holder}\s+for\s+"
+            rf"(?P<more>more\s+than\s+|over\s+)?(?P<n2>{N})[\s-]+(?P<t2>{T}))(?![\w-])", re.I)
+    return note.lexicon.derived("facts.tenure", lambda _lex: build(note))  # type: ignore[no-any-return]
+
+
+def documentation_facts(note: Note, mentions: list[Mention]) -> list[DocumentationFact]:
+    out: list[DocumentationFact] = []
+    lex = note.lexicon
+    evidence = lex.pattern(lex.phrases(C, "evidence"), "cue-evidence")
+    usable = [m for m in mentions if m.assertion not in ("family", "not_documented")]
+    for cue in evidence.finditer(note.clean):
+        sentence = note.sentence_of(cue.start())
+        before = [m for m in usable if m.end <= cue.start() and m.kind in ("condition", "free")
+                  and note.sentence_of(m.start) == sentence]
+        after = [m for m in usable if m.start >= cue.end() and m.kind in ("service", "free", "generic")
+                 and note.sentence_of(m.start) == sentence]
+        if not before or not after:
+            continue
+        about, item = before[-1], after[0]
+        status = "unknown" if "unknown" in (about.status, item.status) else item.status
+        out.append(DocumentationFact(item.name, status, note.span(about.start, item.end), about.name))  # type: ignore[arg-type]
+    forward = lex.pattern(lex.phrases(C, "evidence_forward"), "cue-evidence-forward")
+    for cue in forward.finditer(note.clean):
+        # "MRI confirms a tear": the test right before the cue, the finding after it, one clause
+        left, right = note.clause_bounds(cue.start(), stop_words=False)
+        tests = [m for m in usable if left <= m.start and m.end <= cue.start() and m.kind == "service"
+                 and re.fullmatch(r"[\s\w'-]*", note.clean[m.end:cue.start()])]
+        found = [m for m in usable if cue.end() <= m.start and m.end <= right and m.kind in ("condition", "free")]
+        if not tests or not found:
+            continue
+        item, about = tests[-1], found[0]
+        status = "unknown" if "unknown" in (about.status, item.status) else about.status
+        out.append(DocumentationFact(item.name, status, note.span(item.start, about.end), about.name))  # type: ignore[arg-type]
+    for m in usable:
+        # a service ordered, pending or hedged documents nothing yet; one stated not done documents its absence
+        if m.kind == "service" and m.status in ("unknown", "absent"):
+            out.append(DocumentationFact(m.name, m.status, note.span(m.start, m.end), assertion=m.assertion))  # type: ignore[arg-type]
+    return out
