@@ -9,7 +9,7 @@ count of items with pint.
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Any, Final
 
 from clauseguard.corpus.criteria import Period
 from clauseguard.reading.facts.mentions import Mention
@@ -126,7 +126,8 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
     return out, gaps
 
 
-def _assertion(q: Mention) -> str:
+def _assertion(q: Mention) -> Any:
+    """The mention's status as a measure fact records it (a Literal of MeasureFact.assertion)."""
     return q.assertion if q.assertion in ("possible", "planned", "historical") else "affirmed"
 
 

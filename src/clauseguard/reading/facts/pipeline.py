@@ -204,7 +204,7 @@ class Pipeline:
             matcher = self._vocabularies.get(vocabulary)
             if matcher is None:
                 matcher = self.ms.TargetMatcher(self.nlp, result_type=None)
-                rules = []
+                rules: list[Any] = []
                 seen: set[tuple[str, str]] = set()
                 for term in vocabulary:
                     rules.extend(self._term_rules(term, "FREE", term, seen))

@@ -72,11 +72,11 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
             # "X, including A and B, gave no relief": the course named with its parts failed as a whole
             heads = [h for h in earlier[:-1] if re.match(r"\s*,?\s*including\s", note.clean[h.end:cue.start()], re.I)]
             if not heads:
-                fact = next((f for f in out if f.span is not None and f.span.start == target.start), None)
-                if fact is not None and status not in fact.statuses:
-                    outcome = _outcome_in(note, left, right) if status == "failed" else fact.outcome
-                    statuses = tuple(s for s in (*fact.statuses, status) if not (status == "contraindicated" and s == "treated"))
-                    out[out.index(fact)] = replace(fact, statuses=statuses, outcome=outcome)
+                found_fact = next((f for f in out if f.span is not None and f.span.start == target.start), None)
+                if found_fact is not None and status not in found_fact.statuses:
+                    outcome = _outcome_in(note, left, right) if status == "failed" else found_fact.outcome
+                    joined = tuple(s for s in (*found_fact.statuses, status) if not (status == "contraindicated" and s == "treated"))
+                    out[out.index(found_fact)] = replace(found_fact, statuses=joined, outcome=outcome)
             for head in heads:
                 for i, fact in enumerate(out):
                     if fact.span is not None and fact.span.start == head.start and fact.therapy == head.name \

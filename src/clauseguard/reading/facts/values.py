@@ -103,7 +103,7 @@ def rate_in(note: Note, start: int, end: int, *, sig: bool = False,
         raw_n = m.group("n") or m.group("n2") or m.group("n4")
         value = note.num_at(raw_n) if raw_n else note.tables.times.get(normalise(m.group("r") or ""))
         period_word = normalise(m.group("p") or m.group("p2") or m.group("p3") or m.group("p4") or "")
-        unit = nt.period_words.get(period_word) or (period_word if period_word in _DAYS else None)
+        unit = nt.period_words.get(period_word) or (period_word if period_word in _DAYS else None)  # type: ignore[assignment]
         if value is None or unit is None or re.search(r"\d\s*-\s*$", text[max(start, m.start() - 4):m.start()]):
             continue
         found.append((m.start(), m.end(), Rate(value, Period(1.0, unit))))  # type: ignore[arg-type]
