@@ -440,10 +440,15 @@ def determine(
         Reason("criterion_not_compiled", f"clause {cid} could not be read in full: {rd.refused[cid].message}")
         for cid in rd.decision.unreadable if cid in rd.refused
     )
+    unconfirmed = tuple(
+        Reason("exception_from_narrative", f"clause {cid}: {said}; the answer rests on it, so a person confirms it")
+        for cid in rd.decision.deciding if cid in rd.evaluations for said in rd.evaluations[cid].rests_on
+    )
     gate_input = GateInput(
         refusals=tuple(refusals),
         citations=tuple(CheckedCitation(c.clause_id, c.checks or Checks.failing()) for c in citations),
         conflicts=tuple(conflicts), uncompiled=uncompiled, outcome=outcome,  # type: ignore[arg-type]
+        unconfirmed=unconfirmed,
     )
     decision = decide(gate_input)
     if assist is not None:

@@ -66,6 +66,7 @@ class GateInput:
     conflicts: tuple[Conflict, ...] = ()
     uncompiled: tuple[Reason, ...] = ()  # a criterion the reader could not compile
     budget: tuple[Reason, ...] = ()  # a blown time or token budget, a model that timed out
+    unconfirmed: tuple[Reason, ...] = ()  # an answer that rests on an exception read from the narrative alone
     outcome: Outcome | None = None  # what the governing source gives, before the gate
 
 
@@ -104,6 +105,7 @@ def review_reasons(inp: GateInput) -> list[Reason]:
             )
     reasons.extend(inp.uncompiled)
     reasons.extend(inp.budget)
+    reasons.extend(inp.unconfirmed)
     return reasons
 
 

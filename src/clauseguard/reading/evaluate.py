@@ -135,6 +135,9 @@ class Evaluation:
     missing_facts: tuple[str, ...]
     reasons: tuple[str, ...]
     lexicon_fingerprint: str
+    # exceptions that decided the answer on the narrative's word alone ("hypoglycemia unawareness
+    # waives the fingerstick requirement"): the gate sends such an answer to a person (gate.py)
+    rests_on: tuple[str, ...] = ()
 
 
 def evaluate(
@@ -390,6 +393,7 @@ class _Evaluator:
         self.lex = lexicon
         self.designations = (*criteria.designations, *designations)
         self.results: dict[str, AtomResult] = {}
+        self.rests_on: list[str] = []
         self.requested = [f for f in facts.of(ServiceFact) if f.requested]
         self.generic = frozenset(lexicon.phrases("phrasing.yaml", "generic_services"))
         self.opposites = {str(k): str(v) for k, v in lexicon.data["cues.yaml"].get("qualifier_opposites", {}).items()}
@@ -416,7 +420,7 @@ class _Evaluator:
         own = [a.id for rule in self.criteria.rules for a in self._rule_atoms(rule) if a.id in self.results]
         referred = [i for i in self.results if "#" in i]  # criteria a reference named, where they live
         atoms = tuple(self.results[i] for i in dict.fromkeys([*own, *referred]))
-        return Evaluation(outcome, rules, atoms, tuple(missing), reasons, self.lex.fingerprint)
+        return Evaluation(outcome, rules, atoms, tuple(missing), reasons, self.lex.fingerprint, tuple(self.rests_on))
 
     @staticmethod
     def _rule_atoms(rule: Rule) -> list[Atom]:
@@ -572,6 +576,7 @@ class _Evaluator:
             if cond.value == MET:
                 for atom_id in node.waives:
                     self._mark_waived(atom_id)
+                self._note_narrative_waiver(node, lifted.value != plain.value)
                 return _Judged(lifted.value, lifted.missing)
             if cond.value == NOT_MET:
                 return _Judged(plain.value, plain.missing)
@@ -599,6 +604,15 @@ class _Evaluator:
             if p.value == UNKNOWN:
                 out.extend(m for m in p.missing if m not in out)
         return out
+
+    def _note_narrative_waiver(self, node: Waiver, decisive: bool) -> None:
+        """A waiver that changed the answer on facts read from the narrative alone (no code, no
+        structured field): one misread sentence would flip the answer, so a person confirms it."""
+        found = [self.results[a.id] for a in iter_atoms(node.condition) if a.id in self.results]
+        if decisive and found and all((r.source or "narrative") == "narrative" for r in found):
+            said = "; ".join(r.fact or r.label for r in found)
+            lifted = ", ".join(self.results[i].label if i in self.results else i for i in node.waives)
+            self.rests_on.append(f"{said} (read from the narrative) lifts the requirement of {lifted}")
 
     def _mark_waived(self, atom_id: str) -> None:
         result = self.results.get(atom_id)

@@ -278,7 +278,7 @@ class Reader:
         """What a number measures: the words before it ("an HbA1c of"), else those after it."""
         before = re.sub(r"\s+(?:of|is|was|at|are|were|has|have|by|to)\s*$", "", self.text[a:a + v.start])
         before = self.text[self._person_end(a, a + len(before)):a + len(before)]
-        before = re.sub(r"^(?:has|have|had|is|are|shows?|with|performs?|needs?)\s+", "", before.strip())
+        before = re.sub(r"^(?:has|have|had|is|are|shows?|with|performs?|needs?)(?:\s+|$)", "", before.strip())
         if before.strip():
             name = self.lex.quantity_named(_ARTICLES.sub("", before.strip())) or self.name(
                 a + self.text[a:a + v.start].find(before), a + self.text[a:a + v.start].find(before) + len(before))
