@@ -19,10 +19,11 @@ from clauseguard.audit import AuditLog, append_trace, digest
 from clauseguard.compare import compare as run_compare
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.sources import Opened, home_dir
+from clauseguard.deadline import DeadlineExceeded, StageClock, deadline_from_environment
 from clauseguard.determination import CompiledCache
 from clauseguard.determination import determine as run_determination
 from clauseguard.errors import NotFoundError
-from clauseguard.preflight import redact
+from clauseguard.privacy.scrub import RequestPrivacy
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
 from clauseguard.requests import (
     CompareRequest,
@@ -35,6 +36,7 @@ from clauseguard.responses import (
     Answer,
     CompareResponse,
     DeterminationResponse,
+    Reason,
     RetrievalEvalResponse,
     SearchResponse,
     Timings,
@@ -70,6 +72,9 @@ class Engine:
     settings: Settings = field(default_factory=Settings)
     log: bool = True  # replay recomputes without appending to the audit log
     model: ModelConfig | None = None  # optional model backend (clauseguard.models); None: rules alone
+    # Seconds a determination may take before it is answered REVIEW (clauseguard.deadline); None: no
+    # deadline. Not a knob: it never changes an answer that finished in time, so it is not in the ids.
+    deadline_s: float | None = field(default_factory=deadline_from_environment)
 
     @property
     def corpus(self) -> Corpus:
@@ -158,21 +163,27 @@ class Engine:
     def determine(self, request: dict[str, Any] | DeterminationRequest) -> DeterminationResponse:
         """A structured case -> gate, outcome, verified citations, criteria mapped to facts (design)."""
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
+        privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))  # PHI found once for the whole request
+        _ = self.index, self.lexicon  # built once per engine, outside any request's budget
         started = time.perf_counter()
         assist = self.models.start() if self.models is not None else None
-        stages: dict[str, float] = {}
-        response = run_determination(
-            parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
-            cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(), assist=assist,
-            stages=stages,
-        )
+        stages = StageClock(self.deadline_s)
+        try:
+            response = run_determination(
+                parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
+                cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(), assist=assist,
+                stages=stages,
+            )
+        except DeadlineExceeded as exc:
+            response = past_deadline(exc)
         if assist is not None and response.model is None:  # a HALT, or no governing document: nothing to read
             assist.finish(response, [])
         engine_s = time.perf_counter() - started
-        redacted = redacted_request(parsed)
+        response = privacy.scrub(response)
+        redacted = privacy.request(parsed.model_dump(mode="json"))
         response.assertion_id = "as-" + self._ids("determination", redacted)
         response.trace_id = "tr-" + self._ids("determination-trace", redacted)
-        response.timings = Timings(engine_s=round(engine_s, 6), stages=stages, model_s=response.timings.model_s)
+        response.timings = Timings(engine_s=round(engine_s, 6), stages=dict(stages), model_s=response.timings.model_s)
         self._log("determination", redacted, response, {"engine_s": round(engine_s, 6), **stages})
         return response
 
@@ -180,9 +191,10 @@ class Engine:
         """A question over the terms that govern a contract or a plan on a date (design: "search")."""
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
         started = time.perf_counter()
-        response = run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
+        privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))
+        response = privacy.scrub(run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index))
         engine_s = time.perf_counter() - started
-        redacted = parsed.model_dump(mode="json") | {"question": redact(parsed.question)}
+        redacted = privacy.request(parsed.model_dump(mode="json"))
         response.trace_id = "tr-" + self._ids("search", redacted)
         response.timings = Timings(engine_s=round(engine_s, 6))
         self._log("search", redacted, response, {"engine_s": round(engine_s, 6)})
@@ -192,8 +204,9 @@ class Engine:
         """The same question against two targets, each side answered, differences point by point."""
         parsed = request if isinstance(request, CompareRequest) else parse_request(CompareRequest, request)
         started = time.perf_counter()
-        response = run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
-        response.trace_id = self._ids("compare", parsed.model_dump(mode="json"))
+        privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))
+        response = privacy.scrub(run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index))
+        response.trace_id = self._ids("compare", privacy.request(parsed.model_dump(mode="json")))
         response.timings = Timings(engine_s=round(time.perf_counter() - started, 6))
         return response
 
@@ -276,8 +289,13 @@ class Engine:
         }
 
 def redacted_request(request: DeterminationRequest) -> dict[str, Any]:
-    """The request as it may be stored or echoed: narrative and question with PHI replaced."""
+    """The request as it may be stored or echoed: every string with its PHI replaced."""
     data = request.model_dump(mode="json")
-    data["narrative"] = redact(request.narrative)
-    data["question"] = redact(request.question)
-    return data
+    return dict(RequestPrivacy.of(data).request(data))
+
+
+def past_deadline(exc: DeadlineExceeded) -> DeterminationResponse:
+    """The answer to a determination whose budget ran out: REVIEW, naming the budget (design: gate rule 3)."""
+    reason = Reason(code="deadline", text=f"the determination did not finish within its {exc.budget_s:g} s "
+                    f"budget (stopped after {exc.stage}); a handler must review this request")
+    return DeterminationResponse(gate="REVIEW", outcome="INSUFFICIENT_EVIDENCE", reasons=[reason], answer=reason.text)

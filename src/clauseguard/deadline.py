@@ -1,0 +1,56 @@
+"""The per-request deadline: a budget of seconds a determination may spend before it goes to a human.
+
+`StageClock` is the dict the pipeline records its stage timings in; once the deadline has passed,
+the next stage boundary raises `DeadlineExceeded`, and the engine answers REVIEW naming the budget.
+It never interrupts a stage in the middle and never changes an answer that finished in time.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Final
+
+DEFAULT_DEADLINE_S: Final = 10.0  # ~1,000x the p95 of a warm determination on the 2-core machine
+DEADLINE_ENV: Final = "CLAUSEGUARD_DEADLINE_S"
+
+
+class DeadlineExceeded(Exception):  # noqa: N818 - a control-flow signal, caught by the engine
+    """The request's budget ran out at a stage boundary."""
+
+    def __init__(self, stage: str, budget_s: float) -> None:
+        self.stage = stage
+        self.budget_s = budget_s
+        super().__init__(f"the {budget_s:g} s budget ran out after the {stage} stage")
+
+
+def deadline_from_environment() -> float | None:
+    """CLAUSEGUARD_DEADLINE_S: seconds (a number > 0), or 0 / 'none' for no deadline; default 10."""
+    raw = os.environ.get(DEADLINE_ENV, "").strip().lower()
+    if not raw:
+        return DEFAULT_DEADLINE_S
+    if raw in ("0", "none", "off"):
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_DEADLINE_S
+    return value if value > 0 else None
+
+
+class StageClock(dict[str, float]):
+    """Stage seconds, as the pipeline records them; past the deadline, recording a stage raises."""
+
+    def __init__(self, budget_s: float | None, clock: object = time.perf_counter) -> None:
+        super().__init__()
+        self.budget_s = budget_s
+        self._clock = clock
+        self._deadline = None if budget_s is None else self._now() + budget_s
+
+    def _now(self) -> float:
+        return float(self._clock())  # type: ignore[operator]
+
+    def __setitem__(self, stage: str, seconds: float) -> None:
+        super().__setitem__(stage, seconds)
+        if self._deadline is not None and self.budget_s is not None and self._now() > self._deadline:
+            raise DeadlineExceeded(stage, self.budget_s)
