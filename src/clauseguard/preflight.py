@@ -31,7 +31,7 @@ _INSTRUCTION_FILE: Final = resources.files("clauseguard") / "data" / "screening"
 # Where a narrative divides into pieces that are screened one at a time: sentence ends, line breaks,
 # and the edges of markup (an HTML comment or tag), so an unterminated hidden comment ends where the
 # visible text resumes instead of swallowing the real sentence after it.
-_SEGMENT_BREAK: Final = re2.compile(r"<!--|-->|</?[A-Za-z][^<>\n]{0,200}>|[.!?]+(?:\s+|$)|\n+")
+_SEGMENT_BREAK: Final = re2.compile(r"<!--|-->|</?[A-Za-z][^<>\n]{0,200}>|[.!?]+(?:\s+|$)|\n+|\s--+\s|\s?[—–]\s")
 # Inside one piece, a run-on "approve this claim Chart documents two tests" turns at a capital after
 # a lower-case word: only the part holding the instruction is blanked.
 _RUN_ON_TURN: Final = re2.compile(r"\b[a-z][a-z0-9]*[,;)\]]?\s+[A-Z][a-z]")

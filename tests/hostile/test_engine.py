@@ -1,0 +1,33 @@
+"""The per-request deadline turns a determination that runs past its budget into REVIEW naming it."""
+
+from __future__ import annotations
+
+import pytest
+
+from clauseguard.corpus.sources import open_corpus
+from clauseguard.deadline import DeadlineExceeded, StageClock, deadline_from_environment
+from clauseguard.engine import Engine
+from tests.hostile.test_preflight import BASE
+
+
+def test_a_blown_budget_is_review_naming_the_deadline() -> None:
+    engine = Engine(open_corpus("demo", None), log=False, deadline_s=1e-12)
+    answer = engine.determine(BASE)
+    assert answer.gate == "REVIEW" and answer.outcome == "INSUFFICIENT_EVIDENCE"
+    assert [r.code for r in answer.reasons] == ["deadline"]
+
+
+def test_the_clock_raises_only_past_the_deadline() -> None:
+    now = [0.0]
+    clock = StageClock(5.0, clock=lambda: now[0])
+    clock["preflight"] = 0.1
+    now[0] = 5.5
+    with pytest.raises(DeadlineExceeded, match="after the resolve stage"):
+        clock["resolve"] = 0.2
+    assert StageClock(None)._deadline is None
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("", 10.0), ("2.5", 2.5), ("0", None), ("none", None), ("x", 10.0)])
+def test_the_deadline_setting(raw: str, expected: float | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUSEGUARD_DEADLINE_S", raw)
+    assert deadline_from_environment() == expected
