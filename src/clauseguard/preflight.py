@@ -8,6 +8,7 @@ process (answers, traces, logs, the audit table) is taken from `Redaction` outpu
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
@@ -65,13 +66,19 @@ def _segments(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _blanked_part(text: str, start: int, end: int) -> tuple[int, int] | None:
+def _instruction_hits(text: str) -> list[tuple[int, int]]:
+    """Every instruction match over the whole text, sorted (each pattern runs once: RE2's Python
+    binding re-encodes its whole input per call, so calls per segment would be quadratic)."""
+    return sorted((m.start(), m.end()) for p in _instruction_patterns() for m in p.finditer(text))
+
+
+def _blanked_part(text: str, start: int, end: int, hits: list[tuple[int, int]]) -> tuple[int, int] | None:
     """The part of one segment that holds an instruction: from the first run-on piece an instruction
-    touches to the last one it touches (None when the segment holds none)."""
-    hits = [(m.start(), m.end()) for p in _instruction_patterns() for m in p.finditer(text, start, end)]
+    touches to the last one it touches (None when the segment holds none). `hits` lie in the segment."""
     if not hits:
         return None
-    cuts = [start] + [m.end() - 2 for m in _RUN_ON_TURN.finditer(text, start, end)] + [end]
+    segment = text[start:end]
+    cuts = [start] + [start + m.end() - 2 for m in _RUN_ON_TURN.finditer(segment)] + [end]
     pieces = list(zip(cuts, cuts[1:], strict=False))
     touched = [i for i, (a, b) in enumerate(pieces) if any(h0 < b and h1 > a for h0, h1 in hits)]
     return pieces[touched[0]][0], pieces[touched[-1]][1]
@@ -82,8 +89,11 @@ def screen_instructions(text: str, redaction: Redaction | None = None) -> Narrat
     redaction = redaction or Redaction.of(text)
     chars = list(text)
     flags: list[str] = []
+    hits = _instruction_hits(text)
+    starts = [h[0] for h in hits]
     for seg_start, seg_end in _segments(text):
-        part = _blanked_part(text, seg_start, seg_end)
+        inside = [h for h in hits[bisect_left(starts, seg_start):bisect_left(starts, seg_end)] if h[1] <= seg_end]
+        part = _blanked_part(text, seg_start, seg_end, inside)
         if part is None:
             continue
         flags.append(redaction.span(*part).strip())

@@ -30,16 +30,19 @@ _DATE_INSIDE: Final = re2.compile(
 )
 _EXTENSION: Final = re2.compile(r"(?i)(?:ext\.?|extn\.?|x|#)\s*[0-9]{1,6}$")
 MIN_DIGITS: Final = 7
+# phonenumbers only names a region PHONE or ID (both are redacted); past this many candidates in one
+# text the rest are labelled PHONE unchecked, so a wall of digits costs RE2 time, not parser time.
+MAX_CHECKED: Final = 200
 MAX_DIGITS: Final = 15
 
 
 def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The candidate split around dates, ranges and decimals inside it."""
     pieces, pos = [], start
-    for m in _NOT_A_NUMBER.finditer(text, start, end):
-        if m.start() > pos:
-            pieces.append((pos, m.start()))
-        pos = m.end()
+    for m in _NOT_A_NUMBER.finditer(text[start:end]):  # a slice: the binding re-encodes its input per call
+        if start + m.start() > pos:
+            pieces.append((pos, start + m.start()))
+        pos = start + m.end()
     if pos < end:
         pieces.append((pos, end))
     return pieces
@@ -68,9 +71,13 @@ def _is_phone(candidate: str) -> bool:
 def find_phones(text: str) -> list[Region]:
     """PHONE regions (possible numbers) and ID regions (other runs of seven digits or more)."""
     out: list[Region] = []
-    for m in _CANDIDATE.finditer(text):
+    for count, m in enumerate(_CANDIDATE.finditer(text)):
         start, end = _trimmed(text, m.start(), m.end())
         whole = text[start:end]
+        if count >= MAX_CHECKED:
+            if sum(c.isdigit() for c in whole) >= MIN_DIGITS:
+                out.append((start, end, "PHONE"))
+            continue
         if MIN_DIGITS <= sum(c.isdigit() for c in whole) <= MAX_DIGITS + 6 and not _DATE_INSIDE.search(whole) \
                 and _is_phone(whole):
             out.append((start, end, "PHONE"))  # "555.123.4567" is a number, not two decimals

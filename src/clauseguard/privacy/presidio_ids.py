@@ -23,6 +23,9 @@ RECOGNIZERS: Final = (
 LABELS: Final = {"IP_ADDRESS": "IP", "MAC_ADDRESS": "ID", "US_SSN": "SSN", "UK_NHS": "ID"}
 MIN_SCORE: Final = 0.4
 WINDOW: Final = 2_000  # characters per call: presidio's own patterns then see bounded input
+# Windows per text: past 64 KB, validated ids are left to phones.py (every run of 7+ digits is redacted
+# there anyway), so presidio's cost per request is bounded whatever the text's length.
+MAX_WINDOWS: Final = 64
 
 
 @cache
@@ -55,7 +58,7 @@ def find_presidio_ids(text: str) -> list[Region]:
     analyzer = _analyzer()
     out: list[Region] = []
     step = WINDOW // 2
-    for offset in range(0, max(len(text) - step, 1), step):
+    for offset in range(0, min(max(len(text) - step, 1), MAX_WINDOWS * step), step):
         chunk = text[offset:offset + WINDOW]
         for found in analyzer.analyze(chunk, language="en", score_threshold=MIN_SCORE):
             out.append((offset + found.start, offset + found.end, LABELS.get(found.entity_type, "ID")))

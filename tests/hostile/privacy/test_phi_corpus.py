@@ -1,0 +1,113 @@
+"""The PHI scan (issue 15): every item of the blind PHI corpus (evals/phi, dev half) goes through the
+engine (determinations and searches in-process) plus one CLI, one API and one MCP run; then the audit
+log, the traces and the server log are scanned for every PHI value: 0 leaks. Over-redaction of
+clinical terms (clinical_terms.txt, the items' own clinical terms, the note phrasebook's quotes) is
+at most 1%. The corpus is the measure only: nothing in the redactor was written from its templates."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import yaml
+
+from clauseguard.corpus.sources import open_corpus
+from clauseguard.engine import Engine
+from clauseguard.privacy import redact
+
+REPO = Path(__file__).resolve().parents[3]
+PHI = REPO / "evals" / "phi"
+PHRASEBOOK = REPO / "evals" / "notes" / "dev" / "phrasebook.yaml"
+BASE = {"payer_id": "KHP", "plan_id": "KHP-PPO-PLUS", "procedure_codes": ["E0784"], "diagnosis_codes": ["E10.9"],
+        "as_of_date": "2024-03-15", "question": "Is an insulin pump covered?", "narrative": "Type 1 diabetes."}
+MAX_OVER_REDACTION = 0.01
+
+
+def items() -> list[dict[str, Any]]:
+    if not (PHI / "make_phi.py").exists():
+        pytest.skip(f"the PHI corpus is not at {PHI}")
+    spec = importlib.util.spec_from_file_location("make_phi", PHI / "make_phi.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.build(0))
+
+
+def request_of(item: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    if item["field"] == "narrative":
+        return "determination", {**BASE, "narrative": item["text"]}
+    return "search", {"contract_id": "CT-48213", "question": item["text"]}
+
+
+def leaks(text: str, corpus: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(item["id"], p["category"]) for item in corpus for p in item["phi"] if p["value"] in text]
+
+
+def on_disk(home: Path) -> str:
+    conn = sqlite3.connect(home / "audit.sqlite")
+    rows = conn.execute("SELECT request_redacted, response_redacted, settings FROM assertions").fetchall()
+    conn.close()
+    return json.dumps(rows, ensure_ascii=False) + (home / "traces.jsonl").read_text(encoding="utf-8")
+
+
+def test_no_phi_value_reaches_disk_or_an_answer(isolated_home: Path, capsys: pytest.CaptureFixture[str],
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    corpus = items()
+    engine = Engine(open_corpus("demo", None))
+    answers = []
+    for item in corpus:
+        kind, request = request_of(item)
+        answer = engine.determine(request) if kind == "determination" else engine.search(request)
+        answers.append(json.dumps(answer.as_json(), ensure_ascii=False))
+    assert leaks("\n".join(answers), corpus) == []
+
+    narrative = next(i for i in corpus if i["field"] == "narrative" and i["phi"])
+    question = next(i for i in corpus if i["field"] == "question" and i["phi"])
+    from clauseguard.interfaces.cli import main
+
+    assert main(["--corpus", "demo", "ask", "--payer", "KHP", "--plan", "KHP-PPO-PLUS", "--code", "E0784",
+                 "--dx", "E10.9", "--as-of", "2024-03-15", "--narrative", narrative["text"],
+                 "--question", "Is an insulin pump covered?", "--json"]) == 0
+    cli_out = capsys.readouterr().out
+
+    from fastapi.testclient import TestClient
+
+    from clauseguard.interfaces.api import create_app
+
+    caplog.set_level(logging.DEBUG)
+    with TestClient(create_app(lambda: Engine(open_corpus("demo", None)), api_keys=())) as client:
+        api = client.post("/v1/search", json=request_of(question)[1])
+        assert api.status_code == 200, api.text
+
+    from mcp import Client
+
+    from clauseguard.interfaces.mcp_server import create_server
+
+    async def mcp_run() -> str:
+        async with Client(create_server(lambda: Engine(open_corpus("demo", None))), read_timeout_seconds=60) as c:
+            result = await c.call_tool("determine_coverage", request_of(narrative)[1])
+            return json.dumps(result.structured_content, ensure_ascii=False)
+
+    mcp_out = anyio.run(mcp_run)
+    scanned = "\n".join([on_disk(isolated_home), cli_out, api.text, mcp_out, caplog.text])
+    assert leaks(scanned, corpus) == []
+
+
+def test_over_redaction_of_clinical_terms_is_at_most_one_percent() -> None:
+    corpus = items()
+    terms = [t.strip() for t in (PHI / "clinical_terms.txt").read_text(encoding="utf-8").splitlines()
+             if t.strip() and not t.startswith("#")]
+    checks = [(t, t) for t in terms]
+    checks += [(i["text"], c) for i in corpus for c in i["clinical"]]
+    if PHRASEBOOK.exists():
+        book = yaml.safe_load(PHRASEBOOK.read_text(encoding="utf-8"))
+        checks += [(s["text"], f["quote"]) for s in book["sentences"] for f in s.get("facts", []) if f.get("quote")]
+    redacted: dict[str, str] = {}
+    lost = [term for text, term in checks if term not in redacted.setdefault(text, redact(text))]
+    assert len(lost) / len(checks) <= MAX_OVER_REDACTION, (len(lost), len(checks), lost[:40])
