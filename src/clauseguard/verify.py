@@ -21,6 +21,7 @@ from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.lexicon import load_lexicon
 from clauseguard.responses import Checks, Citation, Claim
+from clauseguard.text import squash
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,7 @@ class VerifyContext:
     fact_text: str  # the narrative as the reader saw it (instructions blanked, offsets kept)
 
 
-def normalise_ws(text: str) -> str:
-    return " ".join(text.split())
+normalise_ws = squash
 
 
 def _applicable(stored: StoredClause, ctx: VerifyContext, plan_riders: tuple[str, ...], governs: bool) -> bool:

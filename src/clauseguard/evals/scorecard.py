@@ -229,6 +229,7 @@ def _determination_row(s: DeterminationScore) -> dict[str, Any]:
         "expected": {"gate": case.expected_gate, "outcome": case.expected_outcome},
         "actual": {"gate": s.gate, "outcome": s.outcome},
         "reasons": list(s.reasons),
+        "reason_codes": [str(r.get("code")) for r in _entries((s.run.answer or {}).get("reasons")) if r.get("code")],
         "gold_clause_ids": list(case.gold_clause_ids),
         "gold_retrieved": list(s.gold_retrieved),
         "retrieved": len(s.retrieved),

@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 
 import yaml
 
+from clauseguard import text as toolkit
 from clauseguard.errors import ClauseguardError
 
 LEXICON_PACKAGE: Final = "clauseguard/data/lexicon"
@@ -55,9 +56,8 @@ class Token:
 
 
 def normalise(text: str) -> str:
-    """Lower case, one kind of apostrophe and dash, single spaces: the form terms are compared in."""
-    text = text.replace("’", "'").replace("‘", "'").replace("–", "-").replace("—", "-")
-    return " ".join(text.lower().split())
+    """The form terms are compared in: the text toolkit's comparison key."""
+    return toolkit.normalise(text)
 
 
 def tokenize(text: str) -> list[Token]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+from clauseguard import text as toolkit
 from clauseguard.corpus.readers.blocks import Block
 from clauseguard.corpus.readers.headings import Heading, parse_heading, split_inline_heading
 
@@ -269,27 +270,9 @@ def structure(blocks: Sequence[Block]) -> Structure:
 
 # -- fallback chunking ----------------------------------------------------------------------------
 
-_ABBREVIATIONS: Final = frozenset(
-    "e.g i.e etc no nos art sect para dr mr mrs ms st vs approx incl cf fig p pp vol max min".split()
-)
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]?\s+(?=[A-Z0-9\"'(“‘])")
-
-
 def sentences(text: str) -> list[str]:
-    """Split at sentence ends, not after common abbreviations ("e.g.", "Art.") or initials."""
-    out: list[str] = []
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        before = text[start : m.start()].rstrip(".!?\"'”’)")
-        last = before.rsplit(None, 1)[-1] if before.split() else ""
-        if last.lower().rstrip(".") in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
-            continue
-        out.append(text[start : m.start()].strip())
-        start = m.end()
-    tail = text[start:].strip()
-    if tail:
-        out.append(tail)
-    return [s for s in out if s]
+    """The sentences of a text, from the one splitter (clauseguard.text)."""
+    return [s.text for s in toolkit.sentences(text)]
 
 
 @dataclass(frozen=True)
