@@ -3,6 +3,8 @@ instruction never blanks the real sentence after it; flagging changes no outcome
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,8 +66,13 @@ def test_flagging_an_injection_changes_nothing_in_the_outcome(framing: str) -> N
     "as_of_date": st.text(max_size=12), "narrative": st.text(max_size=300), "question": st.text(max_size=80),
 }))
 def test_any_request_shape_is_answered_never_raised(request: dict[str, object]) -> None:
-    answer = _ENGINE.determine(request)
+    answer = _shared_engine().determine(request)
     assert answer.gate in ("DETERMINE", "REVIEW", "REFUSE", "HALT")
 
 
-_ENGINE = Engine(open_corpus("demo", None), log=False)
+
+@cache
+def _shared_engine() -> Engine:
+    """One engine for the property test's examples, opened inside the test's isolated home (never at
+    import time, which would read the user's real store)."""
+    return _engine()

@@ -14,6 +14,7 @@ import gzip
 import pickle  # noqa: S403 - the build reads the pickles the two data packages ship, nothing else
 import re
 import sys
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,13 @@ TOP_WORDS = 50_000  # plus the most frequent English words whatever the dictiona
 
 _NAME_SHAPE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+def _folded(text: str) -> str:
+    """Lower case without diacritics, as the redactor looks words up: "Waldenström" and "Behçet" are
+    kept whole ("waldenstrom", "behcet") instead of being cut at the accented letter."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def _ranked_names(pickle_path: Path) -> dict[str, int]:
@@ -51,7 +59,7 @@ def _icd_words() -> set[str]:
             found = note(code)
             texts.extend(found if isinstance(found, list) else [found] if found else [])
         for text in texts:
-            words.update(w.removesuffix("'s") for w in _WORD.findall(str(text).lower()))
+            words.update(w.removesuffix("'s") for w in _WORD.findall(_folded(str(text))))
     return words
 
 
@@ -63,7 +71,7 @@ def _drug_words() -> set[str]:
         data = pickle.load(handle)  # noqa: S301 - the package's own data file
     words: set[str] = set()
     for variant in data["drug_variant_to_canonical"]:
-        words.update(w for w in _WORD.findall(str(variant).lower()) if len(w) >= 4)
+        words.update(w for w in _WORD.findall(_folded(str(variant))) if len(w) >= 4)
     return words
 
 
@@ -73,6 +81,13 @@ def _write(path: Path, lines: Iterable[str]) -> int:
     with gzip.GzipFile(filename="", mode="wb", fileobj=path.open("wb"), mtime=0) as handle:
         handle.write(("\n".join(rows) + "\n").encode("utf-8"))
     return len(rows)
+
+
+def build_clinical(out_dir: Path) -> dict[str, int]:
+    """The clinical table alone (ICD-10-CM and the drug dictionary; no names-dataset needed)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    clinical = _icd_words() | _drug_words()
+    return {"clinical": _write(out_dir / "clinical.txt.gz", (w for w in clinical if len(w) >= 3))}
 
 
 def build(out_dir: Path) -> dict[str, int]:
@@ -117,6 +132,8 @@ def build(out_dir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":  # pragma: no cover - run by `make phi-tables`
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parents[1] / "data" / "privacy"
-    for table, count in build(target).items():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    target = Path(args[0]) if args else Path(__file__).parents[1] / "data" / "privacy"
+    built = build_clinical(target) if "--clinical-only" in sys.argv else build(target)
+    for table, count in built.items():
         print(f"{table}: {count} rows -> {target}")

@@ -9,13 +9,15 @@ ordinary English nor clinical vocabulary is taken for a name. Clinical eponyms (
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
 import re2
 
-from clauseguard.privacy.tables import NAME_STRONG, Tables, fold, tables
+from clauseguard.privacy.tables import NAME_STRONG, NAME_WEAK, Tables, fold, tables
+from clauseguard.text import STOP_WORDS
 
 # Words (letters with inner apostrophes or hyphens), and single punctuation marks.
 _TOKEN: Final = re2.compile(r"[\p{L}\p{M}][\p{L}\p{M}0-9]*(?:['’][\p{L}\p{M}]+|-[\p{L}\p{M}0-9]+)*|[0-9]+|[^\s\p{L}\p{M}0-9]")
@@ -61,6 +63,11 @@ def tokens_of(text: str) -> list[Token]:
 
 
 _PREFIXED: Final = re2.compile(r"[a-z]{1,3}['’-]\p{Lu}")  # al-Rashid, d'Angelo, bin-Talal
+# Two capitals inside a word after a small letter: an acronym or a brand (MoCA, BiPAP), not a name
+# (McDonald, DeShawn and LaToya have one).
+_ACRONYM: Final = re2.compile(r"\p{Ll}\p{Lu}{2}")
+# Calendar words read as a name before a verb ("Thu is 84"), but not before a modal ("May I").
+_MODALS: Final = frozenset({"may", "might", "can", "could", "will", "would", "should", "must", "did", "does"})
 
 
 def _stem(word: str) -> str:
@@ -74,11 +81,18 @@ class _Reader:
         self.text = text
         self.t = words
         self.toks = tokens_of(text)
+        self.starts = [tok.start for tok in self.toks]
         self.run_list = list(self._runs())
         self.run_at = dict(self.run_list)
 
+    def particles_before(self, i: int) -> int:
+        """The index where lower-case particles right before token i begin ("von Hohenberg", "ter Haar")."""
+        while i > 0 and self.is_particle(self.toks[i - 1]) and self._gap(i - 1, i):
+            i -= 1
+        return i
+
     def sentence_initial(self, i: int) -> bool:
-        j = i - 1
+        j = self.particles_before(i) - 1
         while j >= 0 and self.toks[j].text in _OPENERS:
             j -= 1
         if j < 0:
@@ -86,26 +100,43 @@ class _Reader:
         prev = self.toks[j]
         return prev.text in _SENTENCE_END or "\n" in self.text[prev.end:self.toks[i].start]
 
-    def word_before(self, i: int) -> Token | None:
-        """The word before token i, skipping a colon, hash, period or dash ("Pt: ", "Dr. ", "Name - ")."""
-        j = i - 1
+    def word_before(self, i: int) -> tuple[Token, int] | None:
+        """The word before token i and its index, skipping a colon, hash, period or dash ("Pt: ", "Dr. ")."""
+        j = self.particles_before(i) - 1
         while j >= 0 and self.toks[j].text in ":#.-–=":
             j -= 1
-        return self.toks[j] if j >= 0 and self.toks[j].is_word else None
+        return (self.toks[j], j) if j >= 0 and self.toks[j].is_word else None
+
+    def cue_before(self, i: int) -> bool:
+        before = self.word_before(i)
+        return before is not None and self.is_cue(*before)
+
+    def relative_before(self, i: int) -> bool:
+        before = self.word_before(i)
+        return before is not None and fold(before[0].text) in self.t.cues.relatives
 
     def name_like(self, tok: Token) -> bool:
         if not tok.is_word or any(c.isdigit() for c in tok.text):
             return False
         return tok.capitalised or tok.other_script or bool(_PREFIXED.match(tok.text))
 
+    def is_particle(self, tok: Token) -> bool:
+        """A name particle as written in lower case ("de", "van", "ní"); "Văn" and "Lê" are names."""
+        return tok.text.islower() and fold(tok.text) in self.t.cues.particles
+
     def particles_then_name(self, j: int) -> bool:
         """Token j starts one or more name particles followed by a capitalised word (de la Cruz)."""
-        while j < len(self.toks) and fold(self.toks[j].text) in self.t.cues.particles:
+        while j < len(self.toks) and self.is_particle(self.toks[j]):
             j += 1
         return j < len(self.toks) and self.name_like(self.toks[j])
 
-    def is_cue(self, tok: Token) -> bool:
-        return fold(tok.text) in self.t.cues.before
+    def is_cue(self, tok: Token, i: int | None = None) -> bool:
+        """A title, label or relative before a name; a header word ("From", "Re") only before a colon."""
+        folded = fold(tok.text)
+        if folded in self.t.cues.before:
+            return True
+        return (i is not None and folded in self.t.cues.before_colon and i + 1 < len(self.toks)
+                and self.toks[i + 1].text == ":")
 
     def _runs(self) -> Iterator[tuple[int, int]]:
         """Maximal runs of capitalised words, with initials and name particles inside (token index
@@ -129,28 +160,73 @@ class _Reader:
                     j += 1
                 else:
                     break
-            while i < j - 1 and self.is_cue(self.toks[i]):
-                yield i, i + 1
-                i += 1
-            yield i, j
+            start = i
+            for k in range(i + 1, j - 1):  # "Dear Dr Kang": a title inside the run opens the name
+                if self.toks[k].is_word and fold(self.toks[k].text) in self.t.cues.before and k > start:
+                    yield start, k
+                    start = k
+            while start < j - 1 and self.is_cue(self.toks[start]):
+                yield start, start + 1
+                start += 1
+            yield start, j
             i = j
 
-    def clinical_context(self, i: int, end: int, words: list[Token]) -> bool:
-        """The run is an eponym or another clinical term: possessive of a clinical word, before a
-        clinical head word, or clinical words that are no names ("Crohn's disease", "Hodgkin
-        lymphoma", "Parkinson's", "Metformin")."""
-        if all(self.t.is_clinical(_stem(w.text)) for w in words):
-            if words[-1].text.endswith(("'s", "’s")) or all(self.t.name_kind(_stem(w.text)) is None for w in words):
+    def heads_follow(self, end: int) -> bool:
+        """Lower-case clinical words follow the run up to a clinical head word ("Wilms tumor",
+        "Roux-en-Y gastric bypass", "Karnofsky performance status"), also after a second eponym
+        joined by "and" ("Hoehn and Yahr stage 3")."""
+        j, n = end, len(self.toks)
+        if j + 1 < n and self.toks[j].text in ("and", "&") and j + 1 in self.run_at \
+                and self._gap(j - 1, j) and self._gap(j, j + 1):
+            j = self.run_at[j + 1]
+        for k in range(j, min(j + 3, n)):
+            tok = self.toks[k]
+            if not (tok.is_word and tok.text.islower() and self._gap(k - 1, k)):
+                return False
+            if fold(tok.text) in self.t.cues.clinical_heads:
                 return True
-        nxt = self.toks[end] if end < len(self.toks) else None
-        return nxt is not None and nxt.is_word and fold(nxt.text) in self.t.cues.clinical_heads and all(
-            self.t.is_clinical(_stem(w.text)) or self.t.name_kind(_stem(w.text)) is None for w in words)
+            if not self.t.is_clinical(tok.text):
+                return False
+        return False
+
+    def _gap(self, a: int, b: int) -> bool:
+        """Only spaces (no line break, no punctuation) between tokens a and b."""
+        return a >= 0 and self.text[self.toks[a].end:self.toks[b].start] in (" ", "")
+
+    def clinical_after(self, offset: int) -> bool:
+        """A clinical head word follows the character offset ("Parkinson's disease", "Wilms tumor")."""
+        k = bisect_left(self.starts, offset)
+        while k < len(self.toks) and self.toks[k].text in ("'s", "’s", "'", "’"):
+            k += 1
+        return k < len(self.toks) and self.toks[k].is_word and self.toks[k].text.islower() and self.heads_follow(k)
+
+    def eponym(self, end: int, words: list[Token]) -> bool:
+        """A clinical term named after a person, not a person: one word (or a hyphenated pair, or a
+        possessive) before clinical head words, or a capitalised term ending in a head word
+        ("Epworth Sleepiness Scale", "Harvey-Bradshaw Index")."""
+        if len(words) >= 2 and fold(_stem(words[-1].text)) in self.t.cues.clinical_heads:
+            return True
+        words = [w for w in words if not w.all_caps] or words  # "PET-CT Deauville score"
+        short = len(words) == 1 or words[-1].text.endswith(("'s", "’s"))
+        return short and len(words) <= 3 and self.heads_follow(end)
+
+    def clinical_context(self, i: int, end: int, words: list[Token]) -> bool:
+        """The run is an eponym or another clinical term: an eponym before its head word, possessive of
+        a clinical word, or clinical words that are no names ("Crohn's disease", "Hodgkin lymphoma",
+        "Parkinson's", "Metformin", "Henoch-Schönlein")."""
+        if self.eponym(end, words):
+            return True
+        if all(self.t.is_clinical(_stem(w.text)) for w in words):
+            return words[-1].text.endswith(("'s", "’s")) or all(
+                k != NAME_STRONG for w in words for k in self.t.part_kinds(_stem(w.text))) and all(
+                self.t.name_kind(_stem(w.text)) is None for w in words)
+        return False
 
     def cue_after(self, end: int) -> bool:
         """A degree ("Jane Doe, MD"), or a relative ("Jane Doe is his wife", "Jane Doe (daughter)")."""
         rest = [t for t in self.toks[end:end + 5] if t.text not in ",()"]
-        if not rest:
-            return False
+        if not rest or not rest[0].is_word:
+            return False  # "FHx: mother with T1DM" is a heading, not "Jane Doe, his mother"
         if fold(rest[0].text) in self.t.cues.after_words and rest[0].all_caps:
             return True
         words = [fold(t.text) for t in rest if t.is_word]
@@ -158,48 +234,115 @@ class _Reader:
             return True
         return len(words) >= 3 and words[0] in ("is", "was", "s") and words[2] in self.t.cues.relatives
 
+    def comma_continues(self, end: int) -> bool:
+        """'SMITH, JOHN': a capitalised run follows the run after a comma."""
+        return end + 1 < len(self.toks) and self.toks[end].text == "," and end + 1 in self.run_at
+
+    def opens_sentence(self, i: int) -> bool:
+        """Token i is an ordinary word capitalised only because a sentence starts with it: no name, or a
+        function word before a word that is no name either ("Is Leqembi covered", "Requesting Dexcom")."""
+        tok = self.toks[i]
+        if not tok.is_word or tok.all_caps or self.is_cue(tok, i) or not self.t.is_ordinary(tok.text):
+            return False
+        if self.word_kind(tok) is None:
+            return True
+        nxt = self.toks[i + 1] if i + 1 < len(self.toks) else None
+        return fold(tok.text) in STOP_WORDS and nxt is not None and nxt.is_word and self.word_kind(nxt) is None
+
+    def word_kind(self, w: Token) -> str | None:
+        """The name kind of a word; of a hyphenated one, its strongest part's ("Dubois-Marchand")."""
+        kinds = self.t.part_kinds(_stem(w.text))
+        return NAME_STRONG if NAME_STRONG in kinds else NAME_WEAK if any(kinds) else None
+
+    def caps_given_name(self, end: int) -> bool:
+        """After 'SURNAME,' in capitals, the given names hold a name or an unknown word of five letters
+        or more: a person, not a list of acronyms ("COPD, CHF")."""
+        after = [t for t in self.toks[end + 1:self.run_at[end + 1]] if t.is_word and not t.initial]
+        return any(self.word_kind(t) is not None or (len(t.text) >= 5 and not self.t.is_ordinary(t.text)
+                                                     and not self.t.is_clinical(t.text)) for t in after)
+
+    def alone_on_line(self, i: int, end: int) -> bool:
+        """The run is a line of its own that closes the text or follows a line ending in a comma
+        (a sign-off: "Thank you,\nHonor")."""
+        text, start, finish = self.text, self.toks[i].start, self.toks[end - 1].end
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", finish)
+        line_end = len(text) if line_end < 0 else line_end
+        if text[line_start:start].strip() or text[finish:line_end].strip(" .,;"):
+            return False
+        before = text[:line_start].rstrip()
+        if not before:
+            return False  # the whole text: a term on its own, not a sign-off
+        return not text[line_end:].strip() or before.endswith(",")
+
+    def name_position(self, i: int, end: int) -> bool:
+        """Where a capitalised word is a person and not a term: the subject opening a sentence before a
+        reporting verb or an apposition ("Okafor reports", "Hope, 34,"), or a sign-off line."""
+        if self.alone_on_line(i, end):
+            return True
+        if not self.sentence_initial(i) or end >= len(self.toks):
+            return False
+        nxt, last = self.toks[end], self.toks[end - 1]
+        return nxt.text in ",(" or last.text.endswith(("'s", "’s")) or fold(nxt.text) in self.t.cues.reporting_verbs
+
     def is_name(self, i: int, end: int) -> bool:
         run = self.toks[i:end]
-        words = [t for t in run if t.is_word and not t.initial and fold(t.text) not in self.t.cues.particles]
+        words = [t for t in run if t.is_word and not t.initial and not self.is_particle(t)]
         if not words or all(self.is_cue(w) for w in words):
             return False
-        before = self.word_before(i)
-        if before is not None and self.is_cue(before):
-            return True
+        if self.cue_before(i):
+            # "father MI at 52", "Mother CHF": a diagnosis in capitals after a relative, not a name
+            return not (len(words) == 1 and words[0].all_caps and len(words[0].text) <= 4 and self.relative_before(i))
+        if len(words) == 1 and fold(words[0].text) in STOP_WORDS:
+            return False  # "Will", "The", "Is": a function word opening a sentence
         if any(w.other_script for w in words):
             return True
         if self.clinical_context(i, end, words):
             return False
-        kinds = [None if (w.all_caps and len(w.text) <= 3) else self.t.name_kind(_stem(w.text)) for w in words]
-        if any(k == NAME_STRONG for k in kinds) or sum(k is not None for k in kinds) >= 2:
+        if len(words) == 1 and (words[0].all_caps or _ACRONYM.search(words[0].text)) and not self.comma_continues(end):
+            return False  # an acronym (GERD, PASI, MoCA, BiPAP); a surname in capitals comes with a cue or a comma
+        if len(words) == 1 and words[0].all_caps and self.comma_continues(end):
+            return self.caps_given_name(end)  # "LI, XIAOMING", "AL-HASHIMI, TARIQ"
+        kinds = [None if (w.all_caps and len(w.text) <= 3) else self.word_kind(w) for w in words]
+        parts = [k for w in words if not (w.all_caps and len(w.text) <= 3) for k in self.t.part_kinds(_stem(w.text))]
+        if any(k == NAME_STRONG for k in parts) or sum(k is not None for k in parts) >= 2:
             return True
+        if any(k is not None for k in kinds) and any(
+                t.initial and j + 1 < end and run[j + 1].text == "." for j, t in enumerate(run)):
+            return True  # a name and an initial: "Fang W.", "J. Hardy" (not "Factor V Leiden")
         if self.cue_after(end) and (any(k is not None for k in kinds)
                                     or not all(self.t.is_ordinary(w.text) for w in words)):
             return True
-        # The vocabulary rule: a Title-case word that is neither ordinary nor clinical is a name.
-        if any(not w.all_caps and len(w.text) > 1 and not self.t.is_ordinary(_stem(w.text))
-               and not self.t.is_clinical(_stem(w.text)) for w in words):
-            return True
+        # The vocabulary rule: a Title-case word that is neither ordinary nor clinical is a name, in a
+        # run of several words or in a name position; a run that holds a clinical word is a term
+        # ("Advair Diskus"), and one unknown word inside a sentence is more often a brand than a person.
+        unknown = [w for w in words if not w.all_caps and len(w.text) > 1 and not self.t.is_ordinary(_stem(w.text))
+                   and not self.t.is_clinical(_stem(w.text)) and not _ACRONYM.search(w.text)]
+        if unknown and not any(self.t.is_clinical(_stem(w.text)) and self.word_kind(w) is None for w in words):
+            if sum(not w.all_caps for w in words) >= 2 or self.name_position(i, end):
+                return True
         return self._weak_name_in_position(i, end, words, kinds)
 
     def _weak_name_in_position(self, i: int, end: int, words: list[Token], kinds: list[str | None]) -> bool:
         """A name that is also a word ("Hope", "Grace") counts where a word would not be capitalised:
-        inside a sentence, or opening one before a reporting verb or an apposition ("Hope, 34, ...")."""
+        inside a sentence, or in a name position; a calendar word ("May", "Thu") only in a name position."""
         if len(words) != 1 or kinds[0] is None or words[0].all_caps:
             return False
         word = fold(_stem(words[0].text))
         if word in self.t.cues.calendar:
-            return False
+            return self.sentence_initial(i) and end < len(self.toks) and \
+                fold(self.toks[end].text) in self.t.cues.reporting_verbs and fold(self.toks[end].text) not in _MODALS
+        if len(word) <= 2:  # "Li", "Wu" or "Hg", "Wt": a two-letter name needs a name position
+            return self.name_position(i, end)
         if not self.sentence_initial(i):
             return not self.t.is_clinical(word)
-        nxt = self.toks[end] if end < len(self.toks) else None
-        if nxt is None:
-            return False
-        return nxt.text in ",(" or words[0].text.endswith(("'s", "’s")) or fold(nxt.text) in self.t.cues.reporting_verbs
+        return self.name_position(i, end)
 
     def regions(self) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         for i, end in self.run_list:
+            if end - i > 1 and self.sentence_initial(i) and self.opens_sentence(i):
+                i += 1  # "Requesting Leqembi", "The brother": the first word is capitalised as a sentence's
             if not self.is_name(i, end):
                 continue
             stop = end
@@ -213,10 +356,46 @@ class _Reader:
                     stop = nxt
             last = self.toks[stop - 1]
             finish = last.end - (2 if last.text.endswith(("'s", "’s")) else 0)
-            out.append((self.toks[i].start, finish))
+            out.append((self.toks[self.particles_before(i)].start, finish))
         return out
 
 
 def find_names(text: str) -> list[tuple[int, int]]:
     """Character spans of the person names in `text`, in order."""
     return _Reader(text, tables()).regions()
+
+
+MAX_MENTIONED: Final = 2_000  # distinct name words looked for again in one text
+
+
+def later_mentions(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Every other whole-word occurrence of a word of a name found in `text`, as written or in
+    capitals ("Mrs Wang Fang ... Wang understands", "HARDY ... Hardy"): a person named once is the
+    same person when the word recurs alone. Not where the word is clinical by its context
+    ("Dr Parkinson ... Parkinson's disease"). Linear: one RE2 alternation over the text."""
+    t = tables()
+    words: set[str] = set()
+    for start, end in names:
+        for m in _TOKEN.finditer(text[start:end]):
+            word = _stem(m.group())
+            if len(word) < 2 or not word[0].isalpha() or word.islower() or word.isupper() and len(word) <= 2:
+                continue
+            if fold(word) in t.cues.before or fold(word) in STOP_WORDS:
+                continue
+            words.update({word, word.upper(), word[0] + word[1:].lower()})
+    if not words or len(words) > MAX_MENTIONED:
+        return []
+    pattern = re2.compile("|".join(re2.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))))
+    reader: _Reader | None = None
+    out: list[tuple[int, int]] = []
+    for m in pattern.finditer(text):
+        start, end = m.start(), m.end()
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "-'’"):
+            continue
+        if end < len(text) and (text[end].isalnum() or (text[end] == "-" and text[end + 1:end + 2].isalpha())):
+            continue
+        reader = reader or _Reader(text, t)
+        if reader.clinical_after(end):
+            continue
+        out.append((start, end))
+    return out

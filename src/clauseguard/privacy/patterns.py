@@ -16,6 +16,12 @@ import re2
 import yaml
 
 Region = tuple[int, int, str]  # (start, end, label)
+_DIGIT_WORDS: Final = frozenset("zero oh nought one two three four five six seven eight nine double triple".split())
+
+
+def _digit_words(text: str) -> int:
+    """Digits in a spelled-out identifier: each digit character and each digit word."""
+    return sum(c.isdigit() for c in text) + sum(w.strip(",.-").lower() in _DIGIT_WORDS for w in text.split())
 _OPTIONS: Final = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # the DFA budget per pattern; RE2 falls back to its NFA, still linear
 
@@ -25,6 +31,7 @@ class IdentifierPattern:
     label: str
     regex: Any  # re2._Regexp
     digits_at_least: int = 0
+    digit_words_at_least: int = 0  # digits, or digits written as words ("two five one"), in the match
 
     def regions(self, text: str) -> list[Region]:
         out = []
@@ -35,17 +42,41 @@ class IdentifierPattern:
                 continue
             if self.digits_at_least and sum(c.isdigit() for c in text[start:end]) < self.digits_at_least:
                 continue
+            if self.digit_words_at_least and _digit_words(text[start:end]) < self.digit_words_at_least:
+                continue
             out.append((start, end, self.label))
         return out
 
 
 @cache
-def identifier_patterns() -> tuple[IdentifierPattern, ...]:
+def _data() -> dict[str, Any]:
     path = resources.files("clauseguard") / "data" / "privacy" / "patterns.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _expand(pattern: str, fragments: dict[str, str]) -> str:
+    for name, fragment in fragments.items():
+        pattern = pattern.replace(f"<<{name}>>", fragment)
+    return pattern
+
+
+@cache
+def fragment(name: str) -> str:
+    """A named fragment of the pattern file (e.g. "date"), expanded: for detectors that build on it."""
+    fragments: dict[str, str] = {}
+    for key, value in (_data().get("fragments") or {}).items():
+        fragments[key] = _expand(value, fragments)
+    return fragments[name]
+
+
+@cache
+def identifier_patterns() -> tuple[IdentifierPattern, ...]:
+    fragments = {key: fragment(key) for key in (_data().get("fragments") or {})}
     return tuple(
-        IdentifierPattern(entry["label"], re2.compile(entry["pattern"], _OPTIONS), int(entry.get("digits_at_least", 0)))
-        for entry in data["patterns"]
+        IdentifierPattern(entry["label"], re2.compile(_expand(entry["pattern"], fragments), _OPTIONS),
+                          int(entry.get("digits_at_least", 0)), int(entry.get("digit_words_at_least", 0)))
+        for entry in _data()["patterns"]
     )
 
 

@@ -14,10 +14,11 @@ from threading import Lock
 from typing import Final
 
 from clauseguard.privacy.addresses import find_addresses
-from clauseguard.privacy.names import find_names
+from clauseguard.privacy.names import find_names, later_mentions
 from clauseguard.privacy.patterns import Region, find_identifiers
 from clauseguard.privacy.phones import find_phones
 from clauseguard.privacy.presidio_ids import find_presidio_ids
+from clauseguard.privacy.rows import row_dates_of_birth
 
 # When two detectors claim overlapping text the merged region keeps the first label in this order.
 _LABEL_ORDER: Final = ("EMAIL", "URL", "SSN", "DOB", "PHONE", "ID", "IP", "ADDRESS", "NAME")
@@ -27,7 +28,10 @@ _MEMO_SIZE: Final = 64
 def detect(text: str) -> list[Region]:
     """Every PHI region of `text`, merged: sorted, non-overlapping, each with one label."""
     found = [*find_identifiers(text), *find_phones(text), *find_presidio_ids(text), *find_addresses(text)]
-    found += [(start, end, "NAME") for start, end in find_names(text)]
+    names = find_names(text)
+    found += [(start, end, "NAME") for start, end in names]
+    found += row_dates_of_birth(text, names)
+    found += [(start, end, "NAME") for start, end in later_mentions(text, names)]
     rank = {label: i for i, label in enumerate(_LABEL_ORDER)}
     found.sort(key=lambda r: (r[0], -r[1], rank.get(r[2], len(rank))))
     merged: list[Region] = []

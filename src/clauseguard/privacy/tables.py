@@ -43,12 +43,14 @@ class Cues:
     """The cue lists of `data/privacy/cues.yaml`, folded for lookup."""
 
     before: frozenset[str]
+    before_colon: frozenset[str]
     relatives: frozenset[str]
     after_words: frozenset[str]
     reporting_verbs: frozenset[str]
     particles: frozenset[str]
     clinical_heads: frozenset[str]
     calendar: frozenset[str]
+    clinical_suffixes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -61,12 +63,35 @@ class Tables:
     def name_kind(self, word: str) -> str | None:
         return self.names.get(fold(word))
 
+    def part_kinds(self, word: str) -> list[str | None]:
+        """Name kinds of a hyphenated word's parts ("Okonkwo-Eze" -> two names), or of the word."""
+        folded = fold(word)
+        parts = [p for p in folded.split("-") if p] if "-" in folded else [folded]
+        return [self.names.get(p) for p in parts]
+
     def is_ordinary(self, word: str) -> bool:
-        return fold(word) in self.ordinary
+        """Ordinary English; a hyphenated word when each part is ("Relapsing-remitting")."""
+        folded = fold(word)
+        if folded in self.ordinary:
+            return True
+        parts = [p for p in folded.split("-") if p]
+        return len(parts) > 1 and all(p in self.ordinary for p in parts)
 
     def is_clinical(self, word: str) -> bool:
+        """Clinical vocabulary, on folded words ("Waldenström" -> waldenstrom); a hyphenated word when
+        each part is clinical or ordinary and one at least is clinical ("Henoch-Schönlein", "Solu-Cortef")."""
         folded = fold(word)
-        return folded in self.clinical or (folded.endswith("s") and folded[:-1] in self.clinical)
+        if self._clinical_word(folded):
+            return True
+        parts = [p for p in folded.split("-") if p]
+        return len(parts) > 1 and any(self._clinical_word(p) for p in parts) and all(
+            self._clinical_word(p) or p in self.ordinary for p in parts)
+
+    def _clinical_word(self, folded: str) -> bool:
+        if folded in self.clinical or (folded.endswith("s") and folded[:-1] in self.clinical):
+            return True
+        return folded.isalpha() and folded not in self.names and any(
+            folded.endswith(end) and len(folded) >= len(end) + 3 for end in self.cues.clinical_suffixes)
 
 
 def _lexicon_words() -> set[str]:
@@ -98,12 +123,14 @@ def _cues() -> Cues:
 
     return Cues(
         before=folded(before["titles"] + before["labels"] + before["relatives"]),
+        before_colon=folded(before.get("before_colon", [])),
         relatives=folded(before["relatives"]),
         after_words=folded(data["after_words"]),
         reporting_verbs=folded(data["reporting_verbs"]),
         particles=folded(data["particles"]),
         clinical_heads=folded(data["clinical_heads"]),
         calendar=folded(data["calendar"]),
+        clinical_suffixes=tuple(sorted({fold(w) for w in data.get("clinical_suffixes", [])}, key=len, reverse=True)),
     )
 
 
