@@ -200,6 +200,22 @@ class _Reader:
             k += 1
         return k < len(self.toks) and self.toks[k].is_word and self.toks[k].text.islower() and self.heads_follow(k)
 
+    def therapy_context(self, i: int, end: int) -> bool:
+        """A therapy word before or after the run ("started Xarelto", "Humira 40 mg", "Omnipod pods"),
+        or a generic name in brackets beside it ("Leqembi (lecanemab)", "lecanemab (Leqembi)")."""
+        before = self.toks[i - 1] if i > 0 else None
+        if before is not None and before.is_word and before.text.islower() and fold(before.text) in self.t.cues.therapy_before:
+            return True
+        after = self.toks[end:end + 3]
+        if after and (fold(after[0].text) in self.t.cues.therapy_after or after[0].text.isdigit()
+                      and len(after) > 1 and fold(after[1].text) in self.t.cues.therapy_after):
+            return True
+        if len(after) == 3 and after[0].text == "(" and after[2].text == ")" and after[1].text.islower() \
+                and self.t.is_clinical(after[1].text):
+            return True
+        return i >= 2 and before is not None and before.text == "(" and self.toks[i - 2].text.islower() \
+            and self.t.is_clinical(self.toks[i - 2].text)
+
     def eponym(self, end: int, words: list[Token]) -> bool:
         """A clinical term named after a person, not a person: one word (or a hyphenated pair, or a
         possessive) before clinical head words, or a capitalised term ending in a head word
@@ -207,7 +223,9 @@ class _Reader:
         if len(words) >= 2 and fold(_stem(words[-1].text)) in self.t.cues.clinical_heads:
             return True
         words = [w for w in words if not w.all_caps] or words  # "PET-CT Deauville score"
-        short = len(words) == 1 or words[-1].text.endswith(("'s", "’s"))
+        # one word, a possessive, or words no name table lists ("Phonak Audéo hearing aids")
+        short = len(words) == 1 or words[-1].text.endswith(("'s", "’s")) or all(
+            self.word_kind(w) is None for w in words)
         return short and len(words) <= 3 and self.heads_follow(end)
 
     def clinical_context(self, i: int, end: int, words: list[Token]) -> bool:
@@ -299,6 +317,10 @@ class _Reader:
             return True
         if self.clinical_context(i, end, words):
             return False
+        if len(words) <= 3 and all(self.word_kind(w) is None for w in words) and self.therapy_context(i, end):
+            return False  # a product: "started Xarelto", "Freestyle Libre sensor"
+        if self.particles_before(i) < i:
+            return True  # "ter Haar", "van der Berg", "bin Salem": a particle before a capitalised word
         if len(words) == 1 and (words[0].all_caps or _ACRONYM.search(words[0].text)) and not self.comma_continues(end):
             return False  # an acronym (GERD, PASI, MoCA, BiPAP); a surname in capitals comes with a cue or a comma
         if len(words) == 1 and words[0].all_caps and self.comma_continues(end):

@@ -16,12 +16,16 @@ import re2
 import yaml
 
 Region = tuple[int, int, str]  # (start, end, label)
-_DIGIT_WORDS: Final = frozenset("zero oh nought one two three four five six seven eight nine double triple".split())
+_DIGIT_WORDS: Final = frozenset(
+    """zero oh nought nil one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fourty fifty sixty seventy eighty ninety
+    hundred double triple""".split())
 
 
 def _digit_words(text: str) -> int:
-    """Digits in a spelled-out identifier: each digit character and each digit word."""
-    return sum(c.isdigit() for c in text) + sum(w.strip(",.-").lower() in _DIGIT_WORDS for w in text.split())
+    """Digits in a spelled-out identifier: each digit character and each number word."""
+    words = text.replace("-", " ").replace(",", " ").replace(".", " ").split()
+    return sum(c.isdigit() for c in text) + sum(w.lower() in _DIGIT_WORDS for w in words)
 _OPTIONS: Final = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # the DFA budget per pattern; RE2 falls back to its NFA, still linear
 

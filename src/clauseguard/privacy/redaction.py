@@ -25,8 +25,26 @@ _LABEL_ORDER: Final = ("EMAIL", "URL", "SSN", "DOB", "PHONE", "ID", "IP", "ADDRE
 _MEMO_SIZE: Final = 64
 
 
+# Typographic variants read as their plain ASCII form, one character for one, so every offset found in
+# the plain text is the same offset in the original: dashes, spaces, apostrophes, full-width forms.
+_PLAIN: Final[dict[int, str]] = {
+    **{ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63"},
+    **{ord(c): " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000\u200b\u200c\u200d\u2060\ufeff"},
+    **{ord(c): "'" for c in "\u2018\u2019\u02bc\u2032"},
+    **{ord(c): '"' for c in "\u201c\u201d"},
+    **{code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)},  # full-width ASCII (＠, １２３)
+}
+
+
+def plain(text: str) -> str:
+    """`text` with typographic dashes, spaces, quotes and full-width forms as ASCII; same length."""
+    return text.translate(_PLAIN)
+
+
 def detect(text: str) -> list[Region]:
-    """Every PHI region of `text`, merged: sorted, non-overlapping, each with one label."""
+    """Every PHI region of `text`, merged: sorted, non-overlapping, each with one label. The detectors
+    read the plain form of the text (same offsets), so "123–45–6789" is the SSN "123-45-6789"."""
+    text = plain(text)
     found = [*find_identifiers(text), *find_phones(text), *find_presidio_ids(text), *find_addresses(text)]
     names = find_names(text)
     found += [(start, end, "NAME") for start, end in names]

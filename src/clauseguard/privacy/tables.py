@@ -51,6 +51,8 @@ class Cues:
     clinical_heads: frozenset[str]
     calendar: frozenset[str]
     clinical_suffixes: tuple[str, ...]
+    therapy_before: frozenset[str]
+    therapy_after: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,8 @@ def _cues() -> Cues:
         particles=folded(data["particles"]),
         clinical_heads=folded(data["clinical_heads"]),
         calendar=folded(data["calendar"]),
+        therapy_before=folded(data.get("therapy_before", [])),
+        therapy_after=folded(data.get("therapy_after", [])),
         clinical_suffixes=tuple(sorted({fold(w) for w in data.get("clinical_suffixes", [])}, key=len, reverse=True)),
     )
 

@@ -2,7 +2,9 @@
 engine (determinations and searches in-process) plus one CLI, one API and one MCP run; then the audit
 log, the traces and the server log are scanned for every PHI value: 0 leaks. Over-redaction of
 clinical terms (clinical_terms.txt, the items' own clinical terms, the note phrasebook's quotes) is
-at most 1%. The corpus is the measure only: nothing in the redactor was written from its templates."""
+at most 1%. The holdout half is decoded in memory only, and its tests report counts only (per
+category, never a value or a term). The corpus is the measure only: no value or term of it is in
+any table or rule of the redactor."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import anyio
 import pytest
 import yaml
 
+from clauseguard import packed
 from clauseguard.corpus.sources import open_corpus
 from clauseguard.engine import Engine
 from clauseguard.privacy import redact
@@ -46,7 +49,28 @@ def request_of(item: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def leaks(text: str, corpus: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Every value of the items found in `text`: verbatim (case-sensitive, anywhere) for a text made
+    from those items alone. The corpus guarantees that no value occurs outside an identifier within
+    its own item, not across items ("Park" is a surname in one item and inside "Parkinson's" in
+    another), so a text mixing many items is scanned with `leaks_as_words`."""
     return [(item["id"], p["category"]) for item in corpus for p in item["phi"] if p["value"] in text]
+
+
+def leaks_as_words(text: str, corpus: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Every value of the items found in `text` as a whole word (not inside a longer word)."""
+    found = []
+    for item in corpus:
+        for p in item["phi"]:
+            value, start = p["value"], text.find(p["value"])
+            while start >= 0:
+                end = start + len(value)
+                before = text[start - 1] if start else " "
+                after = text[end] if end < len(text) else " "
+                if not (before.isalnum() and value[0].isalnum()) and not (after.isalnum() and value[-1].isalnum()):
+                    found.append((item["id"], p["category"]))
+                    break
+                start = text.find(value, start + 1)
+    return found
 
 
 def on_disk(home: Path) -> str:
@@ -56,18 +80,42 @@ def on_disk(home: Path) -> str:
     return json.dumps(rows, ensure_ascii=False) + (home / "traces.jsonl").read_text(encoding="utf-8")
 
 
-@pytest.mark.xfail(reason="open: the dev half still leaks about 3% of its PHI values (unlabelled dates of birth in "
-                   "table rows, spelled-out ids, some names); the figure is in the closing report", strict=False)
+def holdout() -> list[dict[str, Any]]:
+    path = PHI / "holdout.json.gz.b64"
+    if not path.exists():
+        pytest.skip(f"the PHI holdout is not at {path}")
+    data: list[dict[str, Any]] = json.loads(packed.read_text(path))  # in memory only, never written
+    return data
+
+
+def leak_counts(corpus: list[dict[str, Any]]) -> tuple[dict[str, int], dict[str, int]]:
+    """(values per category, leaked values per category) after redacting each item's text."""
+    tried: dict[str, int] = {}
+    leaked: dict[str, int] = {}
+    for item in corpus:
+        shown = redact(item["text"])
+        for p in item["phi"]:
+            tried[p["category"]] = tried.get(p["category"], 0) + 1
+            if p["value"] in shown:
+                leaked[p["category"]] = leaked.get(p["category"], 0) + 1
+    return tried, leaked
+
+
+def over_redaction(checks: list[tuple[str, str]]) -> int:
+    redacted: dict[str, str] = {}
+    return sum(term not in redacted.setdefault(text, redact(text)) for text, term in checks)
+
+
 def test_no_phi_value_reaches_disk_or_an_answer(isolated_home: Path, capsys: pytest.CaptureFixture[str],
                                                  caplog: pytest.LogCaptureFixture) -> None:
     corpus = items()
     engine = Engine(open_corpus("demo", None))
-    answers = []
+    leaked = []
     for item in corpus:
         kind, request = request_of(item)
         answer = engine.determine(request) if kind == "determination" else engine.search(request)
-        answers.append(json.dumps(answer.as_json(), ensure_ascii=False))
-    assert leaks("\n".join(answers), corpus) == []
+        leaked += leaks(json.dumps(answer.as_json(), ensure_ascii=False), [item])
+    assert leaked == []
 
     narrative = next(i for i in corpus if i["field"] == "narrative" and i["phi"])
     question = next(i for i in corpus if i["field"] == "question" and i["phi"])
@@ -97,12 +145,10 @@ def test_no_phi_value_reaches_disk_or_an_answer(isolated_home: Path, capsys: pyt
             return json.dumps(result.structured_content, ensure_ascii=False)
 
     mcp_out = anyio.run(mcp_run)
-    scanned = "\n".join([on_disk(isolated_home), cli_out, api.text, mcp_out, caplog.text])
-    assert leaks(scanned, corpus) == []
+    assert leaks(cli_out, [narrative]) == [] and leaks(mcp_out, [narrative]) == [] and leaks(api.text, [question]) == []
+    assert leaks_as_words("\n".join([on_disk(isolated_home), caplog.text]), corpus) == []
 
 
-@pytest.mark.xfail(reason="open: 255 of 3,377 clinical-term checks (7.6%) are redacted today, mostly eponyms "
-                   "with diacritics or hyphens and multiword eponyms (Wilms tumor, Arnold-Chiari); limit 1%", strict=False)
 def test_over_redaction_of_clinical_terms_is_at_most_one_percent() -> None:
     corpus = items()
     terms = [t.strip() for t in (PHI / "clinical_terms.txt").read_text(encoding="utf-8").splitlines()
@@ -115,3 +161,22 @@ def test_over_redaction_of_clinical_terms_is_at_most_one_percent() -> None:
     redacted: dict[str, str] = {}
     lost = [term for text, term in checks if term not in redacted.setdefault(text, redact(text))]
     assert len(lost) / len(checks) <= MAX_OVER_REDACTION, (len(lost), len(checks), lost[:40])
+
+
+def test_holdout_leaks_no_phi_value() -> None:
+    """The holdout half, redacted in-process: counts per category only (the assertion shows no value)."""
+    tried, leaked = leak_counts(holdout())
+    print(f"PHI holdout: tried {sum(tried.values())}, failures {sum(leaked.values())}; per category "
+          + ", ".join(f"{c}: tried {n}, failures {leaked.get(c, 0)}" for c, n in sorted(tried.items())))
+    none = not leaked
+    assert none, f"holdout leaks per category: {dict(sorted(leaked.items()))} of {tried}"
+
+
+def test_holdout_over_redaction_is_at_most_one_percent() -> None:
+    """The holdout's own clinical terms (most of them on no list the redactor knows): counts only."""
+    checks = [(i["text"], c) for i in holdout() for c in i["clinical"]]
+    lost, tried = over_redaction(checks), len(checks)
+    del checks  # only counts may reach the report: pytest shows the names an assertion reads
+    print(f"PHI holdout over-redaction: tried {tried}, failures {lost}")
+    within = lost <= tried * MAX_OVER_REDACTION
+    assert within, f"{lost} of {tried} clinical-term checks redacted"
