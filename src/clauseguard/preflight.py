@@ -23,16 +23,18 @@ from clauseguard.corpus.model import Corpus
 from clauseguard.privacy import Redaction, redact
 from clauseguard.requests import DeterminationRequest, parse_iso_date
 from clauseguard.responses import Reason
+from clauseguard.text import sentences
 
 __all__ = ["NarrativeReading", "Preflight", "Reason", "Redaction", "preflight", "redact", "screen_instructions"]
 
 # ----------------------------------------------------------------------------- instructions in the narrative
 
 _INSTRUCTION_FILE: Final = resources.files("clauseguard") / "data" / "screening" / "instructions.yaml"
-# Where a narrative divides into pieces that are screened one at a time: sentence ends, line breaks,
-# and the edges of markup (an HTML comment or tag), so an unterminated hidden comment ends where the
+# Where a narrative divides into pieces that are screened one at a time: its sentences (the text
+# toolkit's splitter, the one every reader uses), then inside a sentence the line breaks and the edges
+# of markup (an HTML comment or tag) and dashes, so an unterminated hidden comment ends where the
 # visible text resumes instead of swallowing the real sentence after it.
-_SEGMENT_BREAK: Final = re2.compile(r"<!--|-->|</?[A-Za-z][^<>\n]{0,200}>|[.!?]+(?:\s+|$)|\n+|\s--+\s|\s?[—–]\s")
+_EDGE: Final = re2.compile(r"<!--|-->|</?[A-Za-z][^<>\n]{0,200}>|\n+|\s--+\s|\s?[—–]\s")
 # Inside one piece, a run-on "approve this claim Chart documents two tests" turns at a capital after
 # a lower-case word: only the part holding the instruction is blanked.
 _RUN_ON_TURN: Final = re2.compile(r"\b[a-z][a-z0-9]*[,;)\]]?\s+[A-Z][a-z]")
@@ -55,14 +57,21 @@ class NarrativeReading:
 
 
 def _segments(text: str) -> list[tuple[int, int]]:
-    out, pos = [], 0
-    for m in _SEGMENT_BREAK.finditer(text):
-        end = m.end() if m.group()[0] in ".!?" else m.start()
-        if end > pos:
-            out.append((pos, end))
-        pos = m.end()
-    if pos < len(text):
-        out.append((pos, len(text)))
+    """(start, end) of each piece: every sentence, cut again at line breaks and markup edges."""
+    edges = [(m.start(), m.end()) for m in _EDGE.finditer(text)]  # once over the whole text (RE2 re-encodes per call)
+    out, k = [], 0
+    for sentence in sentences(text):
+        pos = sentence.start
+        while k < len(edges) and edges[k][1] <= sentence.start:
+            k += 1
+        j = k
+        while j < len(edges) and edges[j][0] < sentence.end:
+            if edges[j][0] > pos:
+                out.append((pos, edges[j][0]))
+            pos = max(pos, edges[j][1])
+            j += 1
+        if pos < sentence.end:
+            out.append((pos, sentence.end))
     return out
 
 

@@ -9,18 +9,25 @@ ordinary English nor clinical vocabulary is taken for a name. Clinical eponyms (
 
 from __future__ import annotations
 
+import re
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Final
+from functools import lru_cache
+from typing import Final, NamedTuple, overload
 
 import re2
 
 from clauseguard.privacy.tables import NAME_STRONG, NAME_WEAK, Tables, fold, tables
 from clauseguard.text import STOP_WORDS
 
-# Words (letters with inner apostrophes or hyphens), and single punctuation marks.
-_TOKEN: Final = re2.compile(r"[\p{L}\p{M}][\p{L}\p{M}0-9]*(?:['’][\p{L}\p{M}]+|-[\p{L}\p{M}0-9]+)*|[0-9]+|[^\s\p{L}\p{M}0-9]")
+# Words (letters with inner apostrophes or hyphens), and single punctuation marks. Python's `re`:
+# each alternative starts on a different character class and no quantified group can match what the
+# next one starts with, so the scan never backtracks (bench/redaction_scaling.py); it is several times
+# faster per token than the RE2 binding, whose per-match cost dominated on long texts.
+_LETTER: Final = r"[^\W\d_\u0300-\u036f]|[\u0300-\u036f]"
+_TOKEN: Final = re.compile(
+    rf"(?:{_LETTER})(?:[^\W_]|[\u0300-\u036f])*(?:['’](?:{_LETTER})+|-(?:[^\W_]|[\u0300-\u036f])+)*|[0-9]+|[^\s\w]|_")
 # A word in a script other than Latin (Greek is left out: its letters name receptors and doses).
 _OTHER_SCRIPT: Final = re2.compile(r"[^\p{Latin}\p{Greek}\p{Common}\p{Inherited}]")
 _SENTENCE_END: Final = frozenset(".!?;:\n•*>")
@@ -28,8 +35,16 @@ _OPENERS: Final = frozenset("([\"'“‘-–—")
 MAX_RUN: Final = 6  # words in one name
 
 
-@dataclass(frozen=True)
-class Token:
+@lru_cache(maxsize=4096)
+def _other_script_char(ch: str) -> bool:
+    return bool(_OTHER_SCRIPT.search(ch))
+
+
+def _has_other_script(text: str) -> bool:
+    return not text.isascii() and any(_other_script_char(c) for c in text if not c.isascii())
+
+
+class Token(NamedTuple):
     start: int
     end: int
     text: str
@@ -42,7 +57,7 @@ class Token:
     def capitalised(self) -> bool:
         """Title case (Smith, McCarthy, O'Brien) or all capitals of two letters or more (SMITH)."""
         first = self.text[0]
-        return first.isupper() or (self.is_word and bool(_OTHER_SCRIPT.search(first)))
+        return first.isupper() or (first.isalpha() and not first.isascii() and _other_script_char(first))
 
     @property
     def all_caps(self) -> bool:
@@ -55,17 +70,57 @@ class Token:
 
     @property
     def other_script(self) -> bool:
-        return self.is_word and bool(_OTHER_SCRIPT.search(self.text))
+        return self.is_word and _has_other_script(self.text)
+
+
+class Tokens:
+    """The tokens of one text, kept as two arrays of offsets; a `Token` is made when one is read.
+    A long text holds no object per token, so its cost stays linear (no garbage-collector passes
+    over hundreds of thousands of live tuples)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = array("l")
+        self.ends = array("l")
+        for m in _TOKEN.finditer(text):
+            start, end = m.span()
+            self.starts.append(start)
+            self.ends.append(end)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, index: int) -> Token: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Token]: ...
+
+    def __getitem__(self, index: int | slice) -> Token | list[Token]:
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(len(self)))]
+        start, end = self.starts[index], self.ends[index]
+        return Token(start, end, self.text[start:end])
 
 
 def tokens_of(text: str) -> list[Token]:
-    return [Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    return Tokens(text)[:]
 
 
-_PREFIXED: Final = re2.compile(r"[a-z]{1,3}['’-]\p{Lu}")  # al-Rashid, d'Angelo, bin-Talal
-# Two capitals inside a word after a small letter: an acronym or a brand (MoCA, BiPAP), not a name
-# (McDonald, DeShawn and LaToya have one).
-_ACRONYM: Final = re2.compile(r"\p{Ll}\p{Lu}{2}")
+_PREFIXED: Final = re.compile(r"[a-z]{1,3}['’-][^\W\d_]")  # al-Rashid, d'Angelo, bin-Talal (then a capital)
+
+
+def _prefixed(word: str) -> bool:
+    m = _PREFIXED.match(word)
+    return m is not None and word[m.end() - 1].isupper()
+
+
+def _acronym(word: str) -> bool:
+    """Two capitals inside a word after a small letter: an acronym or a brand (MoCA, BiPAP), not a name
+    (McDonald, DeShawn and LaToya have one)."""
+    return any(a.islower() and b.isupper() and c.isupper() for a, b, c in zip(word, word[1:], word[2:], strict=False))
+
+
 # Calendar words read as a name before a verb ("Thu is 84"), but not before a modal ("May I").
 _MODALS: Final = frozenset({"may", "might", "can", "could", "will", "would", "should", "must", "did", "does"})
 
@@ -80,8 +135,8 @@ class _Reader:
     def __init__(self, text: str, words: Tables) -> None:
         self.text = text
         self.t = words
-        self.toks = tokens_of(text)
-        self.starts = [tok.start for tok in self.toks]
+        self.toks = Tokens(text)
+        self.starts = self.toks.starts
         self.run_list = list(self._runs())
         self.run_at = dict(self.run_list)
 
@@ -118,7 +173,7 @@ class _Reader:
     def name_like(self, tok: Token) -> bool:
         if not tok.is_word or any(c.isdigit() for c in tok.text):
             return False
-        return tok.capitalised or tok.other_script or bool(_PREFIXED.match(tok.text))
+        return tok.capitalised or tok.other_script or _prefixed(tok.text)
 
     def is_particle(self, tok: Token) -> bool:
         """A name particle as written in lower case ("de", "van", "ní"); "Văn" and "Lê" are names."""
@@ -256,6 +311,17 @@ class _Reader:
         """'SMITH, JOHN': a capitalised run follows the run after a comma."""
         return end + 1 < len(self.toks) and self.toks[end].text == "," and end + 1 in self.run_at
 
+    def abbreviated_given_name(self, i: int) -> int:
+        """The start of a name that opens with a short abbreviated given name ("Ma. Lourdes", "Wm. Hardy"):
+        a capitalised word of two or three letters and its full stop right before token i."""
+        if i >= 2 and self.toks[i - 1].text == "." and self._gap(i - 2, i - 1) \
+                and self.text[self.toks[i - 1].end:self.toks[i].start] == " ":
+            word = self.toks[i - 2]
+            if word.is_word and 2 <= len(word.text) <= 3 and word.text[0].isupper() and word.text[1:].islower() \
+                    and not self.is_cue(word) and fold(word.text) not in STOP_WORDS:
+                return i - 2
+        return i
+
     def opens_sentence(self, i: int) -> bool:
         """Token i is an ordinary word capitalised only because a sentence starts with it: no name, or a
         function word before a word that is no name either ("Is Leqembi covered", "Requesting Dexcom")."""
@@ -282,16 +348,15 @@ class _Reader:
     def alone_on_line(self, i: int, end: int) -> bool:
         """The run is a line of its own that closes the text or follows a line ending in a comma
         (a sign-off: "Thank you,\nHonor")."""
-        text, start, finish = self.text, self.toks[i].start, self.toks[end - 1].end
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", finish)
-        line_end = len(text) if line_end < 0 else line_end
-        if text[line_start:start].strip() or text[finish:line_end].strip(" .,;"):
-            return False
-        before = text[:line_start].rstrip()
-        if not before:
-            return False  # the whole text: a term on its own, not a sign-off
-        return not text[line_end:].strip() or before.endswith(",")
+        toks, text = self.toks, self.text
+        if i == 0 or "\n" not in text[toks[i - 1].end:toks[i].start]:
+            return False  # the text's first words (a term on its own), or words after others on the line
+        k = end
+        while k < len(toks) and toks[k].text in ".,;" and "\n" not in text[toks[k - 1].end:toks[k].start]:
+            k += 1
+        if k == len(toks):
+            return True
+        return "\n" in text[toks[k - 1].end:toks[k].start] and toks[i - 1].text == ","
 
     def name_position(self, i: int, end: int) -> bool:
         """Where a capitalised word is a person and not a term: the subject opening a sentence before a
@@ -321,7 +386,7 @@ class _Reader:
             return False  # a product: "started Xarelto", "Freestyle Libre sensor"
         if self.particles_before(i) < i:
             return True  # "ter Haar", "van der Berg", "bin Salem": a particle before a capitalised word
-        if len(words) == 1 and (words[0].all_caps or _ACRONYM.search(words[0].text)) and not self.comma_continues(end):
+        if len(words) == 1 and (words[0].all_caps or _acronym(words[0].text)) and not self.comma_continues(end):
             return False  # an acronym (GERD, PASI, MoCA, BiPAP); a surname in capitals comes with a cue or a comma
         if len(words) == 1 and words[0].all_caps and self.comma_continues(end):
             return self.caps_given_name(end)  # "LI, XIAOMING", "AL-HASHIMI, TARIQ"
@@ -339,7 +404,7 @@ class _Reader:
         # run of several words or in a name position; a run that holds a clinical word is a term
         # ("Advair Diskus"), and one unknown word inside a sentence is more often a brand than a person.
         unknown = [w for w in words if not w.all_caps and len(w.text) > 1 and not self.t.is_ordinary(_stem(w.text))
-                   and not self.t.is_clinical(_stem(w.text)) and not _ACRONYM.search(w.text)]
+                   and not self.t.is_clinical(_stem(w.text)) and not _acronym(w.text)]
         if unknown and not any(self.t.is_clinical(_stem(w.text)) and self.word_kind(w) is None for w in words):
             if sum(not w.all_caps for w in words) >= 2 or self.name_position(i, end):
                 return True
@@ -378,7 +443,7 @@ class _Reader:
                     stop = nxt
             last = self.toks[stop - 1]
             finish = last.end - (2 if last.text.endswith(("'s", "’s")) else 0)
-            out.append((self.toks[self.particles_before(i)].start, finish))
+            out.append((self.toks[self.abbreviated_given_name(self.particles_before(i))].start, finish))
         return out
 
 
