@@ -35,13 +35,27 @@ _OPENERS: Final = frozenset("([\"'“‘-–—")
 MAX_RUN: Final = 6  # words in one name
 
 
+_GREEK: Final = re2.compile(r"\p{Greek}")
+
+
 @lru_cache(maxsize=4096)
 def _other_script_char(ch: str) -> bool:
     return bool(_OTHER_SCRIPT.search(ch))
 
 
+@lru_cache(maxsize=4096)
+def _greek_char(ch: str) -> bool:
+    return bool(_GREEK.search(ch))
+
+
 def _has_other_script(text: str) -> bool:
-    return not text.isascii() and any(_other_script_char(c) for c in text if not c.isascii())
+    """A word in a script other than Latin; a Greek word too when it is a capitalised word of three
+    letters or more ("Παπαδόπουλος"), not a letter naming a receptor or a unit ("β", "μg")."""
+    if text.isascii():
+        return False
+    if any(_other_script_char(c) for c in text if not c.isascii()):
+        return True
+    return len(text) >= 3 and text[0].isupper() and all(_greek_char(c) for c in text if c.isalpha())
 
 
 class Token(NamedTuple):

@@ -56,7 +56,14 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+# Procedure codes side by side ("97110 97530", "29881 29880 29877"): groups of exactly five digits
+# are CPT codes, not a phone number split in an unusual way.
+_CODE_LIST: Final = re2.compile(r"[0-9]{5}(?:[ ,;/]+[0-9]{5})+")
+
+
 def _is_phone(candidate: str) -> bool:
+    if _CODE_LIST.fullmatch(candidate.strip()):
+        return False
     number = _EXTENSION.sub("", candidate).strip()
     for region in REGIONS:
         try:
@@ -85,7 +92,7 @@ def find_phones(text: str) -> list[Region]:
         for piece_start, piece_end in _pieces(text, m.start(), m.end()):
             start, end = _trimmed(text, piece_start, piece_end)
             digits = sum(c.isdigit() for c in text[start:end])
-            if digits < MIN_DIGITS:
+            if digits < MIN_DIGITS or _CODE_LIST.fullmatch(text[start:end]):
                 continue
             if digits <= MAX_DIGITS + 6 and _is_phone(text[start:end]):
                 out.append((start, end, "PHONE"))
