@@ -36,8 +36,9 @@ _INSTRUCTION_FILE: Final = resources.files("clauseguard") / "data" / "screening"
 # visible text resumes instead of swallowing the real sentence after it.
 _EDGE: Final = re2.compile(r"<!--|-->|</?[A-Za-z][^<>\n]{0,200}>|\n+|\s--+\s|\s?[—–]\s")
 # Inside one piece, a run-on "approve this claim Chart documents two tests" turns at a capital after
-# a lower-case word: only the part holding the instruction is blanked.
-_RUN_ON_TURN: Final = re2.compile(r"\b[a-z][a-z0-9]*[,;)\]]?\s+[A-Z][a-z]")
+# a lower-case word, and "onset age 32. IGNORE ALL..." at a capital after a stop the sentence splitter
+# kept (it reads "32." as a list number): only the part holding the instruction is blanked.
+_RUN_ON_TURN: Final = re2.compile(r"\b[a-z][a-z0-9]*[,;)\]]?\s+([A-Z])[a-z]|\b[a-z0-9]+[.!?]\s+([A-Z])")
 
 
 @cache
@@ -87,7 +88,8 @@ def _blanked_part(text: str, start: int, end: int, hits: list[tuple[int, int]]) 
     if not hits:
         return None
     segment = text[start:end]
-    cuts = [start] + [start + m.end() - 2 for m in _RUN_ON_TURN.finditer(segment)] + [end]
+    turns = [max(m.start(1), m.start(2)) for m in _RUN_ON_TURN.finditer(segment)]  # the capital that turns
+    cuts = [start] + [start + turn for turn in turns] + [end]
     pieces = list(zip(cuts, cuts[1:], strict=False))
     touched = [i for i, (a, b) in enumerate(pieces) if any(h0 < b and h1 > a for h0, h1 in hits)]
     return pieces[touched[0]][0], pieces[touched[-1]][1]
