@@ -1,10 +1,14 @@
 """Person names in free text, with or without a label before them.
 
 A capitalised run of words is a name when a cue says so (a title, a label such as "Patient" or
-"Pt:", a relative, a degree after it), when it holds a name from the name table, when two of its
-words are names ("Faith Young"), or by the vocabulary rule: a capitalised word that is neither
-ordinary English nor clinical vocabulary is taken for a name. Clinical eponyms ("Crohn's disease",
-"Parkinson's") are kept. It never reads the corpus and never looks at anything but the text given.
+"Pt:", a header word before a colon, a relative, a degree after it), when it holds a name from the
+name table, when two of its words are names ("Faith Young"), or by the vocabulary rule: a capitalised
+word that is neither ordinary English nor clinical vocabulary is a name in a run of several words or
+in a name position (a sentence's subject before a verb, a sign-off line). Clinical terms are kept:
+eponyms before or ending in a clinical head word ("Crohn's disease", "Wilms tumor", "Epworth
+Sleepiness Scale"), acronyms, and products in a therapy context ("started Xarelto"). A word of a name
+found once is a name wherever it recurs (`later_mentions`). It never reads the corpus and never
+looks at anything but the text given.
 """
 
 from __future__ import annotations
@@ -409,7 +413,7 @@ class _Reader:
         if any(k == NAME_STRONG for k in parts) or sum(k is not None for k in parts) >= 2:
             return True
         if any(k is not None for k in kinds) and any(
-                t.initial and j + 1 < end and run[j + 1].text == "." for j, t in enumerate(run)):
+                t.initial and j + 1 < len(run) and run[j + 1].text == "." for j, t in enumerate(run)):
             return True  # a name and an initial: "Fang W.", "J. Hardy" (not "Factor V Leiden")
         if self.cue_after(end) and (any(k is not None for k in kinds)
                                     or not all(self.t.is_ordinary(w.text) for w in words)):
