@@ -29,9 +29,9 @@ from clauseguard.text import STOP_WORDS
 # each alternative starts on a different character class and no quantified group can match what the
 # next one starts with, so the scan never backtracks (bench/redaction_scaling.py); it is several times
 # faster per token than the RE2 binding, whose per-match cost dominated on long texts.
-_LETTER: Final = r"[^\W\d_\u0300-\u036f]|[\u0300-\u036f]"
 _TOKEN: Final = re.compile(
-    rf"(?:{_LETTER})(?:[^\W_]|[\u0300-\u036f])*(?:['’](?:{_LETTER})+|-(?:[^\W_]|[\u0300-\u036f])+)*|[0-9]+|[^\s\w]|_")
+    r"[^\W\d_][\w\u0300-\u036f]*(?:['’][^\W\d_][\w\u0300-\u036f]*|-[\w\u0300-\u036f]+)*|[0-9]+|[^\s\w]|_")
+_DIGIT: Final = re.compile(r"[0-9]")
 # A word in a script other than Latin (Greek is left out: its letters name receptors and doses).
 _OTHER_SCRIPT: Final = re2.compile(r"[^\p{Latin}\p{Greek}\p{Common}\p{Inherited}]")
 _SENTENCE_END: Final = frozenset(".!?;:\n•*>")
@@ -189,7 +189,7 @@ class _Reader:
         return before is not None and fold(before[0].text) in self.t.cues.relatives
 
     def name_like(self, tok: Token) -> bool:
-        if not tok.is_word or any(c.isdigit() for c in tok.text):
+        if not tok.is_word or _DIGIT.search(tok.text):
             return False
         return tok.capitalised or tok.other_script or _prefixed(tok.text)
 

@@ -8,6 +8,7 @@ regions only; every text it sees is first capped in length, so its regexes run o
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any, Final
 
@@ -22,6 +23,7 @@ RECOGNIZERS: Final = (
 )
 LABELS: Final = {"IP_ADDRESS": "IP", "MAC_ADDRESS": "ID", "US_SSN": "SSN", "UK_NHS": "ID"}
 MIN_SCORE: Final = 0.4
+_DIGIT: Final = re.compile(r"[0-9]")
 WINDOW: Final = 2_000  # characters per call: presidio's own patterns then see bounded input
 # Windows per text: past 64 KB, validated ids are left to phones.py (every run of 7+ digits is redacted
 # there anyway), so presidio's cost per request is bounded whatever the text's length.
@@ -53,7 +55,7 @@ def _analyzer() -> Any:
 
 def find_presidio_ids(text: str) -> list[Region]:
     """Identifier regions presidio's validated recognizers find, window by window."""
-    if not any(c.isdigit() for c in text):
+    if _DIGIT.search(text) is None:
         return []
     analyzer = _analyzer()
     out: list[Region] = []
