@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint clean browser phi-tables
+.PHONY: demo test install lint clean browser phi-tables postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,16 +19,16 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/clauseguard demo
 
-# The bundled suites run against their committed baselines first (exit 1 on any regression of
-# false_auto_determine, citation faithfulness, hallucinated or stale citations, accuracy, gate
-# correctness or search pass rate); the external suite too when ../shared is beside the repo.
+# The bundled suites run against their committed baselines first, each printing its scorecard (exit 1
+# on any regression of false_auto_determine, citation faithfulness, hallucinated or stale citations,
+# accuracy, gate correctness or search pass rate); the external suite too when ../shared is beside the repo.
 MKRAFA := ../shared/external/mkrafa
-EVAL   := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/clauseguard
-test: $(STAMP) browser
-	$(EVAL) --corpus demo eval evals/demo/search.json --diff --json > /dev/null
-	$(EVAL) --corpus demo eval evals/demo/determinations.json evals/demo/expanded.json --diff --json > /dev/null
+EVAL   := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home COLUMNS=110 $(BIN)/clauseguard
+test: $(STAMP) browser postgres
+	$(EVAL) --corpus demo eval evals/demo/search.json --diff
+	$(EVAL) --corpus demo eval evals/demo/determinations.json evals/demo/expanded.json --diff
 	@if [ -f $(MKRAFA)/corpus.json ]; then \
-	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(MKRAFA)/seed.json $(MKRAFA)/generated.json --diff --json > /dev/null; \
+	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(MKRAFA)/seed.json $(MKRAFA)/generated.json --diff; \
 	else echo "external suite not found at $(MKRAFA): its baseline check is skipped"; fi
 	$(BIN)/python -m pytest
 
@@ -40,6 +40,16 @@ browser:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium; } \
 	  || { echo "error: could not install chromium (apt-get install -y chromium)"; [ "$$CI" != "true" ]; }; \
+	fi
+
+# The store tests run against a real PostgreSQL server (Debian's postgresql), which the tests start in
+# a temporary data directory. Installed when missing; under CI=true one that cannot be installed or
+# started fails the run.
+postgres:
+	@if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then \
+	  echo "installing Debian's postgresql for the store tests"; \
+	  { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y postgresql; } \
+	  || { echo "error: could not install postgresql (apt-get install -y postgresql)"; [ "$$CI" != "true" ]; }; \
 	fi
 
 lint: $(STAMP)

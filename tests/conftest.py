@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.pg_fixtures"]  # PostgreSQL server and per-test databases (integration tests)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 MKRAFA = SHARED / "external" / "mkrafa"

@@ -19,12 +19,14 @@ from clauseguard.corpus.model import Clause, Corpus, Document, Version
 from clauseguard.corpus.store import CorpusStore
 from clauseguard.gate import CheckedCitation, Conflict, GateDecision, GateInput, decide
 from clauseguard.preflight import Preflight, Reason, preflight
+from clauseguard.reading import clause_criteria
 from clauseguard.reading.amend import Override, resolve_amendment
-from clauseguard.reading.compiler import Refusal, criteria_for_clause
 from clauseguard.reading.evaluate import ClauseReading, Decision, Evaluation, evaluate
 from clauseguard.reading.evaluate import decide as decide_clauses
 from clauseguard.reading.facts import FactSheet, QuantityFact, read_facts, vocabulary_of
+from clauseguard.reading.grammar import Refusal
 from clauseguard.reading.lexicon import Lexicon
+from clauseguard.reading.references import References
 from clauseguard.requests import DeterminationRequest
 from clauseguard.responses import (
     Checks,
@@ -71,7 +73,7 @@ class CompiledCache:
         key = (clause.id, hash((clause.text, repr(clause.criteria))))
         found = self.entries.get(key)
         if found is None:
-            found = criteria_for_clause(clause, lexicon)
+            found = clause_criteria(clause, lexicon)
             self.entries[key] = found
         return found
 
@@ -187,9 +189,17 @@ def read(
                     continue
                 if g.document.id not in rider.document.overrides or not isinstance(base, Criteria):
                     continue
+                if amendment.action == "add":
+                    # a rider that adds a requirement adds it to every covering rule of the policy it amends
+                    if amendment.replacement is not None and any(r.effect == "covered" for r in base.rules):
+                        overrides.setdefault(g.clause.id, []).append(
+                            Override("add", (), amendment, rider_clause=rider.clause.id))
+                    continue
                 found = resolve_amendment(base, amendment, lexicon, rider_clause=rider.clause.id)
                 if found is not None:
                     overrides.setdefault(g.clause.id, []).append(found)
+    references = References.of(
+        (g.clause.id, c) for g in [*res.base, *res.riders] if isinstance(c := compiled[g.clause.id], Criteria))
     designations: dict[str, list[str]] = {}
     readings: list[ClauseReading] = []
     evaluations: dict[str, Evaluation] = {}
@@ -208,7 +218,7 @@ def read(
         designations[g.clause.id] = [o.clause.id for o in siblings]
         statements = [d for o in siblings for d in compiled[o.clause.id].designations]  # type: ignore[union-attr]
         evaluation = evaluate(result, facts, lexicon, statements + list(result.designations),
-                              overrides.get(g.clause.id, ()))
+                              overrides.get(g.clause.id, ()), references, g.clause.id)
         evaluations[g.clause.id] = evaluation
         readings.append(ClauseReading(g.clause.id, evaluation))
     # A quantity question: the question asks about a limit, or the request states how much is billed.
@@ -276,9 +286,10 @@ def citations_of(res: Resolution, rd: Read) -> list[Citation]:
                                 claim=Claim(kind="unreadable")))
             continue
         riders = sorted({o.rider_clause for o in rd.overrides.get(clause_id, []) if o.rider_clause})
+        referred = sorted({a.atom_id.split("#", 1)[0] for a in ev.atoms if "#" in a.atom_id})
         claim = Claim(
             kind="criteria", outcome=ev.outcome, atoms={a.atom_id: a.status for a in ev.atoms},
-            riders=riders, designations=rd.designations.get(clause_id, []),
+            riders=riders, designations=rd.designations.get(clause_id, []), references=referred,
         )
         met = [a.label for a in ev.atoms if a.status == "met" and not a.waived]
         failed = [a.label for a in ev.atoms if a.status == "not_met" and not a.waived]
@@ -475,7 +486,9 @@ def _excluded(corpus: Corpus, index: RetrievalIndex, req: DeterminationRequest, 
     return [
         ExcludedPassage(clause_id=h.clause_id, document_id=rows[h.clause_index].document_id,
                         version=rows[h.clause_index].version, article=rows[h.clause_index].article,
-                        page=rows[h.clause_index].page, score=round(h.score, 2),
+                        page=rows[h.clause_index].page, page_label=rows[h.clause_index].page_label,
+                        page_end=rows[h.clause_index].page_end, page_end_label=rows[h.clause_index].page_end_label,
+                        score=round(h.score, 2),
                         reason=elig.reason(h.clause_id) or "not eligible")
         for h in hits
     ]

@@ -8,23 +8,23 @@ settings. It never parses transport formats and never renders: interfaces do tha
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from clauseguard import faults
-from clauseguard.audit import AuditLog, append_trace, digest
-from clauseguard.compare import compare as run_compare
+from clauseguard.audit import AuditTrail, digest, open_audit_log
+from clauseguard.caches import healing_index, index_cache_dir
 from clauseguard.corpus.model import Corpus
-from clauseguard.corpus.sources import Opened, home_dir
+from clauseguard.corpus.seals import cited_version_seals
+from clauseguard.corpus.sources import Opened, refreshed
 from clauseguard.deadline import DeadlineExceeded, StageClock, deadline_from_environment
-from clauseguard.determination import CompiledCache
-from clauseguard.determination import determine as run_determination
-from clauseguard.errors import NotFoundError
+from clauseguard.deployment import policy_report
+from clauseguard.errors import ClauseguardError, NotFoundError
+from clauseguard.gate import DEFAULT_POLICY, GateDecision, GatePolicy, apply_policy
 from clauseguard.privacy.scrub import RequestPrivacy
-from clauseguard.reading.lexicon import Lexicon, default_lexicon
 from clauseguard.requests import (
     CompareRequest,
     DeterminationRequest,
@@ -34,21 +34,39 @@ from clauseguard.requests import (
 )
 from clauseguard.responses import (
     Answer,
+    AuditView,
+    Catalog,
+    CatalogCode,
+    CatalogContract,
+    CatalogDocument,
+    CatalogPayer,
+    CatalogPlan,
+    CatalogRider,
+    ClauseRecord,
+    CodeDocument,
+    CodeRecord,
     CompareResponse,
     DeterminationResponse,
+    PlanRiders,
     Reason,
     RetrievalEvalResponse,
+    RiderEntry,
     SearchResponse,
+    TimelineEntry,
     Timings,
+    VersionEntry,
+    VersionTimeline,
 )
-from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex, index_for
+from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex
 from clauseguard.search import evaluate_retrieval as run_retrieval_eval
 from clauseguard.search import search as run_search
-from clauseguard.verify import ColdVerifier
 from clauseguard.versions import attached_riders, version_in_effect
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the determination and compare pipelines load on first use: a search never pays for them
+    from clauseguard.determination import CompiledCache
     from clauseguard.models import ModelAssist, ModelConfig
+    from clauseguard.reading.lexicon import Lexicon
+    from clauseguard.verify import ColdVerifier
 
 ENGINE_VERSION: Final = "1"
 
@@ -75,6 +93,7 @@ class Engine:
     # Seconds a determination may take before it is answered REVIEW (clauseguard.deadline); None: no
     # deadline. Not a knob: it never changes an answer that finished in time, so it is not in the ids.
     deadline_s: float | None = field(default_factory=deadline_from_environment)
+    policy: GatePolicy = DEFAULT_POLICY  # the deployment's gate policy (clauseguard.deployment)
 
     @property
     def corpus(self) -> Corpus:
@@ -89,6 +108,8 @@ class Engine:
         knobs = self.settings.knobs()
         if self.model is not None:
             knobs["model"] = self.model.knobs()
+        if not self.policy.is_default:  # only then: the default policy leaves every id as it was
+            knobs["gate_policy"] = {"name": self.policy.name, "automatic_outcomes": list(self.policy.automatic_outcomes)}
         return knobs
 
     @cached_property
@@ -116,34 +137,74 @@ class Engine:
 
     @cached_property
     def index(self) -> RetrievalIndex:
-        cache = Path(self.opened.store.path).parent / "index" if hasattr(self.opened.store, "path") else None
-        return index_for(self.corpus, backend=self.settings.dense_backend, cache_dir=cache)
+        return healing_index(self.corpus, backend=self.settings.dense_backend, cache_dir=index_cache_dir(self.opened.store))
 
     @cached_property
     def lexicon(self) -> Lexicon:
+        from clauseguard.reading.lexicon import default_lexicon
+
         return default_lexicon()
 
     @cached_property
     def lexicon_fingerprint(self) -> str:
-        return self.lexicon.fingerprint
+        """The lexicon's fingerprint for traces; a search never loads the lexicon just to stamp it."""
+        if "lexicon" in self.__dict__:
+            return self.lexicon.fingerprint
+        return lexicon_files_fingerprint()
 
     @cached_property
     def compiled(self) -> CompiledCache:
+        from clauseguard.determination import CompiledCache
+
         return CompiledCache()
 
     @cached_property
     def verifier(self) -> ColdVerifier:
+        from clauseguard.verify import ColdVerifier
+
         return ColdVerifier()
 
+    def load_all(self) -> Engine:
+        """Everything a long-lived server answers with, loaded now: index, audit log, lexicon, reader,
+        verifier and the model's clients (the criteria themselves compile in `warm_up`)."""
+        _ = self.corpus_fingerprint, self.index, self.audit, self.lexicon, self.compiled, self.verifier, self.models
+        return self
+
+    def readiness(self) -> dict[str, bool]:
+        """What a long-lived server has loaded (read from another thread: only flags, no work)."""
+        loaded = self.__dict__
+        return {
+            "corpus": True, "corpus_fingerprint": "corpus_fingerprint" in loaded, "index": "index" in loaded,
+            "audit_log": "audit" in loaded, "lexicon": "lexicon" in loaded, "reader": "compiled" in loaded,
+            "verifier": "verifier" in loaded, "model": self.model is None or "models" in loaded,
+        }
+
     @cached_property
-    def audit(self) -> AuditLog:
-        return AuditLog(home_dir() / "audit.sqlite")
+    def audit(self) -> AuditTrail:
+        return open_audit_log(self.opened)
+
+    @property
+    def audit_file(self) -> Path:
+        """The SQLite audit file (people's final decisions and the audit listing live beside it)."""
+        path = getattr(self.audit, "path", None)
+        if not isinstance(path, Path):
+            raise ClauseguardError(f"final decisions and the audit listing need the SQLite audit log; the audit log "
+                                   f"here is {self.audit.location} (PostgreSQL), where they are not kept yet")
+        return path
+
+    def _fresh(self) -> None:
+        """Another instance appended to the shared store: answer from the new corpus (index rebuilt once)."""
+        newer = refreshed(self.opened, self.corpus_fingerprint)
+        if newer is not None:
+            self.opened = newer
+            for name in ("corpus_fingerprint", "index", "compiled"):
+                self.__dict__.pop(name, None)
 
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
 
     def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float]) -> None:
-        """Audit row and trace line; both hold only redacted text."""
+        """Audit row, then trace line (both only redacted text); EnvironmentFailure if the row cannot be written."""
         if not self.log:
             return
         response = answer.as_json()
@@ -151,9 +212,10 @@ class Engine:
         self.audit.record(
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
             trace_id=response["trace_id"], request_redacted=request, response_redacted=recorded,
-            corpus=self.corpus, store_path=str(getattr(self.opened.store, "path", "")), settings=self.knobs,
+            corpus=self.corpus, store_path=self.opened.store.location, settings=self.knobs,
+            version_seals=cited_version_seals(self.corpus, recorded),
         )
-        append_trace(home_dir() / "traces.jsonl", {
+        self.audit.record_trace({
             "kind": kind, "trace_id": response["trace_id"], "assertion_id": response.get("assertion_id"),
             "stages": stages, "knobs": self.knobs, "corpus_fingerprint": self.corpus_fingerprint,
             "lexicon_fingerprint": self.lexicon_fingerprint, "gate": response.get("gate"),
@@ -162,7 +224,10 @@ class Engine:
 
     def determine(self, request: dict[str, Any] | DeterminationRequest) -> DeterminationResponse:
         """A structured case -> gate, outcome, verified citations, criteria mapped to facts (design)."""
+        from clauseguard.determination import determine as run_determination
+
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
+        self._fresh()
         privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))  # PHI found once for the whole request
         _ = self.index, self.lexicon  # built once per engine, outside any request's budget
         started = time.perf_counter()
@@ -178,6 +243,7 @@ class Engine:
             response = past_deadline(exc)
         if assist is not None and response.model is None:  # a HALT, or no governing document: nothing to read
             assist.finish(response, [])
+        self._apply_policy(response)
         engine_s = time.perf_counter() - started
         response = privacy.scrub(response)
         redacted = privacy.request(parsed.model_dump(mode="json"))
@@ -187,9 +253,20 @@ class Engine:
         self._log("determination", redacted, response, {"engine_s": round(engine_s, 6), **stages})
         return response
 
+    def _apply_policy(self, response: DeterminationResponse) -> None:
+        """The deployment's gate policy, after the rules: it can hold a DETERMINE back, never release one."""
+        decided = GateDecision(response.gate, response.outcome, tuple(response.reasons))
+        held = apply_policy(decided, self.policy)
+        response.policy = policy_report(self.policy, applied=held is not decided)
+        if held is decided:
+            return
+        response.gate, response.reasons = held.gate, list(held.reasons)
+        response.answer = f"Provisionally: {response.answer} A handler must review: {held.reasons[-1].text}."
+
     def search(self, request: dict[str, Any] | SearchRequest) -> SearchResponse:
         """A question over the terms that govern a contract or a plan on a date (design: "search")."""
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
+        self._fresh()
         started = time.perf_counter()
         privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))
         response = privacy.scrub(run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index))
@@ -202,7 +279,10 @@ class Engine:
 
     def compare(self, request: dict[str, Any] | CompareRequest) -> CompareResponse:
         """The same question against two targets, each side answered, differences point by point."""
+        from clauseguard.compare import compare as run_compare
+
         parsed = request if isinstance(request, CompareRequest) else parse_request(CompareRequest, request)
+        self._fresh()
         started = time.perf_counter()
         privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))
         response = privacy.scrub(run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index))
@@ -223,43 +303,43 @@ class Engine:
         stored = self.opened.store.clause(clause_id)
         if stored is None:
             raise NotFoundError("clause", clause_id, "clause ids look like DOCUMENT.VERSION.C2")
-        return {
-            "clause_id": stored.id, "document_id": stored.document_id, "document_title": stored.document_title,
-            "kind": stored.kind, "version": stored.version, "effective_start": stored.effective_start.isoformat(),
-            "effective_end": stored.effective_end.isoformat() if stored.effective_end else None,
-            "section": stored.section, "article": stored.article, "page": stored.page, "text": stored.text,
-        }
+        return ClauseRecord(
+            clause_id=stored.id, document_id=stored.document_id, document_title=stored.document_title,
+            kind=stored.kind, version=stored.version, effective_start=stored.effective_start.isoformat(),
+            effective_end=stored.effective_end.isoformat() if stored.effective_end else None,
+            section=stored.section, article=stored.article, page=stored.page, page_label=stored.page_label,
+            page_end=stored.page_end, page_end_label=stored.page_end_label, text=stored.text,
+        ).as_json()
 
     def versions(self, document_id: str) -> dict[str, Any]:
         """A document's versions in date order, with clause counts and the store's timeline events."""
         doc = next((d for d in self.corpus.documents if d.id == document_id), None)
         if doc is None:
-            raise NotFoundError("document", document_id, "clauseguard corpus stats lists what the corpus holds")
-        return {
-            "document_id": doc.id, "title": doc.title, "kind": doc.kind, "payer": doc.payer,
-            "versions": [
-                {"version": v.version, "effective_start": v.effective_start.isoformat(),
-                 "effective_end": v.effective_end.isoformat() if v.effective_end else None, "clauses": len(v.clauses)}
+            raise NotFoundError("document", document_id, "the catalog (/v1/corpus, list_catalog) lists every document")
+        return VersionTimeline(
+            document_id=doc.id, title=doc.title, kind=doc.kind, payer=doc.payer,
+            versions=[
+                VersionEntry(version=v.version, effective_start=v.effective_start.isoformat(),
+                             effective_end=v.effective_end.isoformat() if v.effective_end else None,
+                             clauses=len(v.clauses))
                 for v in doc.versions
             ],
-            "events": [
-                {"kind": e.kind, "version": e.version, "date": e.date.isoformat(), "detail": e.detail}
+            events=[
+                TimelineEntry(kind=e.kind, version=e.version, date=e.date.isoformat(), detail=e.detail)
                 for e in self.opened.store.timeline(doc.id)
             ],
-        }
+        ).as_json()
 
     def code(self, code: str) -> dict[str, Any]:
         """A code, its system and descriptor, and the documents that govern it."""
         found = next((c for c in self.corpus.codes if c.code == code), None)
         if found is None:
             raise NotFoundError("code", code)
-        return {
-            "code": found.code, "system": found.system, "descriptor": found.descriptor,
-            "documents": [
-                {"document_id": d.id, "payer": d.payer, "kind": d.kind, "title": d.title}
-                for d in self.corpus.documents if code in d.codes
-            ],
-        }
+        return CodeRecord(
+            code=found.code, system=found.system, descriptor=found.descriptor,
+            documents=[CodeDocument(document_id=d.id, payer=d.payer, kind=d.kind, title=d.title)
+                       for d in self.corpus.documents if code in d.codes],
+        ).as_json()
 
     def plan_riders(self, plan_id: str, as_of: date | None = None) -> dict[str, Any]:
         """The riders attached to a plan; with a date, only those with a version in effect that day."""
@@ -271,22 +351,73 @@ class Engine:
             version = version_in_effect(rider, as_of) if as_of is not None else rider.versions[-1]
             if version is None:
                 continue
-            out.append({
-                "rider_id": rider.id, "title": rider.title, "overrides": list(rider.overrides),
-                "version": version.version, "effective_start": version.effective_start.isoformat(),
-                "effective_end": version.effective_end.isoformat() if version.effective_end else None,
-            })
-        return {"plan_id": plan_id, "payer_id": plan.payer, "as_of_date": as_of.isoformat() if as_of else None,
-                "riders": out}
+            out.append(RiderEntry(
+                rider_id=rider.id, title=rider.title, overrides=list(rider.overrides), version=version.version,
+                effective_start=version.effective_start.isoformat(),
+                effective_end=version.effective_end.isoformat() if version.effective_end else None,
+            ))
+        return PlanRiders(plan_id=plan_id, payer_id=plan.payer, as_of_date=as_of.isoformat() if as_of else None,
+                          riders=out).as_json()
+
+    def catalog(self) -> dict[str, Any]:
+        """What a handler or an agent picks from: payers, plans, riders, contracts, documents and codes."""
+        corpus = self.corpus
+        attached: dict[str, list[str]] = {}
+        for plan in corpus.plans:
+            for rider in plan.riders:
+                attached.setdefault(rider, []).append(plan.id)
+        return Catalog(
+            description=_describe(self.opened, self.corpus_fingerprint), fingerprint=self.corpus_fingerprint,
+            payers=[CatalogPayer(id=p.id, name=p.name) for p in corpus.payers],
+            plans=[CatalogPlan(id=p.id, payer=p.payer, name=p.name, riders=list(p.riders)) for p in corpus.plans],
+            riders=[
+                CatalogRider(rider_id=d.id, payer=d.payer, title=d.title, attached_to=sorted(attached.get(d.id, [])),
+                             overrides=list(d.overrides), versions=[v.version for v in d.versions])
+                for d in corpus.documents if d.kind == "rider"
+            ],
+            contracts=[
+                CatalogContract(id=c.id, plan=c.plan, holder=c.holder, effective_date=c.effective_date.isoformat(),
+                                end_date=c.end_date.isoformat() if c.end_date else None, terms_anchor=c.terms_anchor)
+                for c in corpus.contracts
+            ],
+            documents=[
+                CatalogDocument(id=d.id, payer=d.payer, kind=d.kind, title=d.title, codes=list(d.codes),
+                                plans=list(d.plans), overrides=list(d.overrides), versions=[v.version for v in d.versions])
+                for d in corpus.documents
+            ],
+            codes=[CatalogCode(code=c.code, system=c.system, descriptor=c.descriptor) for c in corpus.codes],
+        ).as_json()
 
     def audit_record(self, assertion_id: str) -> dict[str, Any]:
         """What the audit log holds for an assertion (redacted request and response)."""
         record = self.audit.get(assertion_id)
-        return {
-            "assertion_id": record.assertion_id, "trace_id": record.trace_id, "kind": record.kind,
-            "corpus_fingerprint": record.corpus_fingerprint, "recorded_at": record.recorded_at,
-            "request": record.request, "response": record.response, "settings": record.settings,
-        }
+        return AuditView(
+            assertion_id=record.assertion_id, trace_id=record.trace_id, kind=record.kind,
+            corpus_fingerprint=record.corpus_fingerprint, recorded_at=record.recorded_at,
+            request=record.request, response=record.response, settings=record.settings,
+        ).as_json()
+
+
+def _describe(opened: Opened, fingerprint: str) -> str:
+    """Where the corpus comes from, in words and without file paths (it is shown to remote callers)."""
+    short = fingerprint.removeprefix("sha256:")[:12]
+    where = {"demo": "the bundled demo corpus", "demo-while-empty": "the bundled demo corpus (the store is empty)",
+             "path": "a corpus given with --corpus", "home": "the persistent store"}[opened.origin]
+    count = len(opened.corpus.documents)
+    return f"{where}: {count} document{'s' if count != 1 else ''}, fingerprint {short}"
+
+
+def lexicon_files_fingerprint() -> str:
+    """`Lexicon(files).fingerprint` of the shipped files, from their bytes alone (a test keeps the two equal)."""
+    import hashlib
+
+    from clauseguard.reading.lexicon import _package_files
+
+    digest = hashlib.sha256()
+    for name, raw in sorted(_package_files().items()):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(raw).digest())
+    return "sha256:" + digest.hexdigest()
+
 
 def redacted_request(request: DeterminationRequest) -> dict[str, Any]:
     """The request as it may be stored or echoed: every string with its PHI replaced."""

@@ -5,7 +5,12 @@
      │    └── AppendOnlyError   a change that would rewrite what the store already holds
      ├── CriteriaError      policy-as-code that does not load (names the path inside the criteria)
      ├── RequestError       a request that is not well-formed data (CLI exit 2, HTTP 422)
-     └── NotFoundError      an unknown contract, clause, document or plan id (CLI exit 2, HTTP 404)
+     ├── NotFoundError      an unknown contract, clause, document or plan id (CLI exit 2, HTTP 404)
+     ├── StoreUrlError      a store URL that is malformed or does not connect (CLI exit 2; names the
+     │                      URL without its password)
+     └── EnvironmentFailure the machine failed, not the request: an audit log or store that cannot be
+                            written, is locked, is full or has vanished, a database gone mid-run
+                            (CLI exit 3, HTTP 503); names the file or URL, never returns an unaudited answer
 
 A determination never raises for a bad field *value*: preflight turns it into gate HALT.
 """
@@ -59,8 +64,9 @@ class CriteriaError(ClauseguardError):
 class RequestError(ClauseguardError):
     """A request that is not well-formed as data; names the field and what would be valid."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, location: str = "body") -> None:
         self.field = field
+        self.location = location  # where the field is: body, query, path or header (HTTP's `loc`)
         super().__init__(f"{field}: {message}")
 
 
@@ -72,3 +78,23 @@ class NotFoundError(ClauseguardError):
         self.ident = ident
         text = f"unknown {kind} '{ident}'"
         super().__init__(text + (f"; {hint}" if hint else ""))
+
+
+class StoreUrlError(ClauseguardError):
+    """A store URL that is malformed, or a database that refuses it (wrong password, unreachable host).
+
+    `url` is the URL with its password removed: no message ever shows a password."""
+
+    def __init__(self, url: str, message: str) -> None:
+        self.url = url
+        super().__init__(f"store URL {url}: {message}")
+
+
+class EnvironmentFailure(ClauseguardError):
+    """The environment failed, not the request (CLI exit 3, HTTP 503): names what failed and what to do.
+
+    `resource` is the file path or the password-free URL of what failed."""
+
+    def __init__(self, resource: str, message: str) -> None:
+        self.resource = resource
+        super().__init__(f"{resource}: {message}")

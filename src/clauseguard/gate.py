@@ -1,7 +1,8 @@
 """The gate: a pure function from a verified answer to DETERMINE / REVIEW / REFUSE / HALT.
 
 Deterministic code only. It reads the verifier's checks and the reader's findings; it never reads
-policy text, never calls a model, and no self-reported confidence can move an answer past it.
+policy text, never calls a model, and no self-reported confidence can move an answer past it. The
+deployment's gate policy (which outcomes may go out on their own) is an argument, never a global.
 """
 
 from __future__ import annotations
@@ -30,6 +31,31 @@ class Conflict:
     description: str
     resolved_by_precedence: bool
     request_relies_on_overridden: bool
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """Which outcomes a DETERMINE may release without a person: a deployment's choice, not the engine's.
+
+    Many payers require a clinician's signature before a medical-necessity denial; `covered-only`
+    sends every NOT_COVERED that would be DETERMINE to REVIEW for that signature. A policy can only
+    hold an answer back, never let one through that the rules would not.
+    """
+
+    name: str = "default"
+    automatic_outcomes: tuple[Outcome, ...] = ("COVERED", "NOT_COVERED")
+
+    @property
+    def is_default(self) -> bool:
+        return set(self.automatic_outcomes) == {"COVERED", "NOT_COVERED"}
+
+
+DEFAULT_POLICY: Final = GatePolicy()
+NAMED_POLICIES: Final[dict[str, GatePolicy]] = {
+    "default": DEFAULT_POLICY,
+    "covered-only": GatePolicy("covered-only", ("COVERED",)),
+    "review-all": GatePolicy("review-all", ()),
+}
 
 
 @dataclass(frozen=True)
@@ -81,9 +107,28 @@ def review_reasons(inp: GateInput) -> list[Reason]:
     return reasons
 
 
-def decide(inp: GateInput) -> GateDecision:
+def decide(inp: GateInput, policy: GatePolicy = DEFAULT_POLICY) -> GateDecision:
     """First rule that fires wins: HALT (preflight failed), REFUSE (no evidence or a fact unknown),
-    REVIEW (a check failed, a conflict needs a human, a criterion or budget failed), else DETERMINE."""
+    REVIEW (a check failed, a conflict needs a human, a criterion or budget failed), else DETERMINE;
+    then the deployment's policy may hold a DETERMINE back for a person's signature."""
+    return apply_policy(_decide(inp), policy)
+
+
+def apply_policy(decision: GateDecision, policy: GatePolicy) -> GateDecision:
+    """A DETERMINE whose outcome the policy does not release on its own becomes REVIEW, saying why;
+    every other decision is left exactly as it is (a policy never releases anything)."""
+    if decision.gate != "DETERMINE" or decision.outcome in policy.automatic_outcomes:
+        return decision
+    allowed = " or ".join(policy.automatic_outcomes) or "no outcome"
+    reason = Reason(
+        "policy_requires_review",
+        f"this deployment's gate policy '{policy.name}' releases only {allowed} on its own; "
+        f"a {decision.outcome.replace('_', ' ').lower()} answer needs a person's signature",
+    )
+    return GateDecision("REVIEW", decision.outcome, (*decision.reasons, reason))
+
+
+def _decide(inp: GateInput) -> GateDecision:
     if inp.halts:
         return GateDecision("HALT", INSUFFICIENT, inp.halts)
     if not inp.refusals and inp.outcome is None and inp.uncompiled:

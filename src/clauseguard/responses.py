@@ -153,6 +153,7 @@ class Claim(AnswerModel):
     atoms: dict[str, CriterionValue] = Field(default_factory=dict)
     riders: list[str] = Field(default_factory=list)
     designations: list[str] = Field(default_factory=list)
+    references: list[str] = Field(default_factory=list)  # clauses whose criteria a reference named
 
 
 class Citation(AnswerModel):
@@ -190,6 +191,17 @@ class ConflictReport(AnswerModel):
     request_relies_on_overridden: bool
 
 
+# --- the deployment's gate policy, as every determination shows it -----------------------------
+
+
+class GatePolicyReport(AnswerModel):
+    """The deployment's gate policy (configuration, not code) and what it did to this answer."""
+
+    name: str
+    automatic_outcomes: list[Outcome]  # outcomes a DETERMINE may release on its own
+    applied: bool = False  # True when the policy sent this answer to REVIEW
+
+
 class DeterminationResponse(AnswerModel):
     """The design's determination answer."""
 
@@ -211,6 +223,8 @@ class DeterminationResponse(AnswerModel):
     timings: Timings = Field(default_factory=Timings)
     model: dict[str, Any] | None = None  # what a configured model did (clauseguard.models)
     cost_usd: float | None = None
+    policy: GatePolicyReport = Field(default_factory=lambda: GatePolicyReport(
+        name="default", automatic_outcomes=["COVERED", "NOT_COVERED"]))
 
 
 # --- search ------------------------------------------------------------------------------------
@@ -313,3 +327,284 @@ class RetrievalEvalResponse(AnswerModel):
 
 
 Answer = DeterminationResponse | SearchResponse | CompareResponse
+
+
+# --- lookups: what every interface shows next to an answer --------------------------------------
+
+
+class ClauseRecord(AnswerModel):
+    """One clause read from the store by id, with its document and version."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"page_label", "page_end", "page_end_label"})
+
+    clause_id: str
+    document_id: str
+    document_title: str
+    kind: str | None
+    version: str
+    effective_start: str
+    effective_end: str | None
+    section: str
+    article: str | None
+    page: int | None
+    page_label: str | None = None
+    page_end: int | None = None  # the last page, when the clause runs over a page break
+    page_end_label: str | None = None
+    text: str
+
+
+class VersionEntry(AnswerModel):
+    version: str
+    effective_start: str
+    effective_end: str | None
+    clauses: int
+
+
+class TimelineEntry(AnswerModel):
+    kind: str
+    version: str
+    date: str
+    detail: str
+
+
+class VersionTimeline(AnswerModel):
+    """A document's versions in date order (periods inclusive, a null end open-ended) and its events."""
+
+    document_id: str
+    title: str
+    kind: str
+    payer: str
+    versions: list[VersionEntry]
+    events: list[TimelineEntry]
+
+
+class CodeDocument(AnswerModel):
+    document_id: str
+    payer: str
+    kind: str
+    title: str
+
+
+class CodeRecord(AnswerModel):
+    """A code, its system and descriptor, and the documents that govern it."""
+
+    code: str
+    system: str
+    descriptor: str
+    documents: list[CodeDocument]
+
+
+class RiderEntry(AnswerModel):
+    rider_id: str
+    title: str
+    overrides: list[str]
+    version: str
+    effective_start: str
+    effective_end: str | None
+
+
+class PlanRiders(AnswerModel):
+    """The riders attached to a plan; with a date, only those with a version in effect that day."""
+
+    plan_id: str
+    payer_id: str
+    as_of_date: str | None
+    riders: list[RiderEntry]
+
+
+class CatalogPayer(AnswerModel):
+    id: str
+    name: str
+
+
+class CatalogPlan(AnswerModel):
+    id: str
+    payer: str
+    name: str
+    riders: list[str]
+
+
+class CatalogContract(AnswerModel):
+    id: str
+    plan: str
+    holder: str
+    effective_date: str
+    end_date: str | None
+    terms_anchor: str
+
+
+class CatalogCode(AnswerModel):
+    code: str
+    system: str
+    descriptor: str
+
+
+class CatalogDocument(AnswerModel):
+    id: str
+    payer: str
+    kind: str
+    title: str
+    codes: list[str]
+    plans: list[str]
+    overrides: list[str]
+    versions: list[str]
+
+
+class CatalogRider(AnswerModel):
+    """A rider document, the plans it is attached to and the documents whose requirements it changes."""
+
+    rider_id: str
+    payer: str
+    title: str
+    attached_to: list[str]
+    overrides: list[str]
+    versions: list[str]
+
+
+class Catalog(AnswerModel):
+    """What a handler or an agent picks from: payers, plans, riders, contracts, documents, codes."""
+
+    description: str
+    fingerprint: str
+    payers: list[CatalogPayer]
+    plans: list[CatalogPlan]
+    riders: list[CatalogRider]
+    contracts: list[CatalogContract]
+    documents: list[CatalogDocument]
+    codes: list[CatalogCode]
+
+
+class AuditView(AnswerModel):
+    """What the audit log holds for one assertion or search trace id (redacted request and response)."""
+
+    assertion_id: str
+    trace_id: str
+    kind: str
+    corpus_fingerprint: str
+    recorded_at: str
+    request: dict[str, Any]
+    response: dict[str, Any]
+    settings: dict[str, Any]
+
+
+class AuditEntry(AnswerModel):
+    """One row of `clauseguard audit list`: what was answered, when, and how."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"gate", "outcome", "status", "final_outcome"})
+
+    seq: int
+    recorded_at: str
+    kind: str
+    assertion_id: str
+    trace_id: str
+    corpus_fingerprint: str
+    gate: str | None = None
+    outcome: str | None = None
+    status: str | None = None
+    final_outcome: str | None = None  # the latest person's decision recorded against it
+
+
+class TraceView(AnswerModel):
+    """`clauseguard trace ID`: the trace lines of a request and its audit row, as recorded."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"audit"})
+
+    id: str
+    traces: list[dict[str, Any]]
+    audit: AuditEntry | None = None
+
+
+# --- a person's final decision and what the decisions say about the engine ----------------------
+
+
+class FinalDecision(AnswerModel):
+    """A person's final decision recorded against an assertion (append-only), beside the engine's."""
+
+    seq: int
+    assertion_id: str
+    final_outcome: Outcome
+    decided_by: str
+    reason: str
+    recorded_at: str
+    engine_gate: Gate
+    engine_outcome: Outcome
+    agrees: bool  # the person's outcome is the engine's outcome
+
+
+class RateRow(AnswerModel):
+    """Agreement and override counts for one group of decided assertions."""
+
+    group: str
+    decided: int
+    agreed: int
+    overridden: int
+    agreement_rate: float
+    override_rate: float
+
+
+class DecisionReport(AnswerModel):
+    """`clauseguard report`: how often people agreed with the engine, by gate, document and reason."""
+
+    decided: int
+    agreed: int
+    overridden: int
+    agreement_rate: float | None
+    override_rate: float | None
+    by_gate: list[RateRow]
+    by_document: list[RateRow]
+    by_reason: list[RateRow]
+
+
+# --- the service around the answers -------------------------------------------------------------
+
+
+class ErrorMessage(AnswerModel):
+    """An error that is not about one field: an unknown id (404), a missing key (401), a large body (413)."""
+
+    detail: str
+
+
+class Health(AnswerModel):
+    """`/healthz`: the process answers (it says nothing about the corpus or the index)."""
+
+    status: Literal["ok"]
+    version: str
+
+
+class Readiness(AnswerModel):
+    """`/readyz`: every model, table and index this server answers with is loaded."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"corpus_fingerprint", "error"})
+
+    status: Literal["ready", "starting", "failed"]
+    version: str
+    components: dict[str, bool]
+    corpus_fingerprint: str | None = None
+    error: str | None = None
+
+
+class ModelEndpointStatus(AnswerModel):
+    model: str  # provider:model, never its address
+    reachable: bool
+    model_listed: bool | None = None
+    detail: str
+
+
+class ModelStatus(AnswerModel):
+    """`/v1/model/status`: the optional model backend as a remote caller may see it (no key, no URL)."""
+
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"detail", "provider", "model", "api_key", "reachable", "endpoints", "roles", "limits", "price", "budget"})
+
+    configured: bool
+    detail: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    api_key: str | None = None  # "set (VARIABLE)", "not set (VARIABLE)" or "not needed"
+    reachable: bool | None = None
+    endpoints: list[ModelEndpointStatus] | None = None
+    roles: dict[str, Any] | None = None
+    limits: dict[str, Any] | None = None
+    price: dict[str, Any] | None = None
+    budget: dict[str, Any] | None = None
+    checked_at: str  # when the model was last probed (UTC)

@@ -119,7 +119,16 @@ def _row(index: RetrievalIndex, hit: Hit) -> Any:
 def _where(row: Any, score: float) -> dict[str, Any]:
     """The fields every passage entry shares: the clause, where it is printed, its score (2 decimals)."""
     return {"clause_id": row.clause_id, "document_id": row.document_id, "version": row.version,
-            "article": row.article, "page": row.page, "score": round(score, 2)}
+            "article": row.article, "page": row.page, "page_label": row.page_label, "page_end": row.page_end,
+            "page_end_label": row.page_end_label, "score": round(score, 2)}
+
+
+def _pages(row: Any) -> str:
+    """"page 4 (printed), PDF page 6" when the printed label differs; "pages 4-5" when it runs over."""
+    physical = f"{row.page}-{row.page_end}" if row.page_end else str(row.page)
+    printed = f"{row.page_label}-{row.page_end_label or row.page_end}" if row.page_end else row.page_label
+    word = "pages" if row.page_end else "page"
+    return f"{word} {printed} (printed), PDF {word} {physical}" if printed and printed != physical else f"{word} {physical}"
 
 
 def _cite(row: Any) -> str:
@@ -127,7 +136,7 @@ def _cite(row: Any) -> str:
     if row.article:
         where.append(f"article {row.article.split(' ', 1)[0]}")
     if row.page:
-        where.append(f"page {row.page}")
+        where.append(_pages(row))
     where.append(row.version)
     return f"({', '.join(where)}; {row.clause_id})"
 

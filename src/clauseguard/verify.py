@@ -15,11 +15,12 @@ from typing import Any
 
 from clauseguard.corpus.criteria import Criteria
 from clauseguard.corpus.store import CorpusStore, StoredClause
-from clauseguard.reading.amend import resolve_amendment
-from clauseguard.reading.compiler import criteria_for_clause
+from clauseguard.reading import clause_criteria
+from clauseguard.reading.amend import Override, resolve_amendment
 from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.lexicon import load_lexicon
+from clauseguard.reading.references import References
 from clauseguard.responses import Checks, Citation, Claim
 from clauseguard.text import squash
 
@@ -77,7 +78,7 @@ class ColdVerifier:
         if found is None:
             if len(self._compiled) >= self.MEMO_SIZE:
                 self._compiled.clear()
-            found = self._compiled[key] = criteria_for_clause(stored.as_clause(), self.lexicon)
+            found = self._compiled[key] = clause_criteria(stored.as_clause(), self.lexicon)
         return found
 
     def verify(self, citations: Sequence[Citation], cold: CorpusStore, ctx: VerifyContext) -> list[Checks]:
@@ -103,20 +104,20 @@ class ColdVerifier:
                 verbatim=bool(quote) and quote in normalise_ws(stored.text),
                 in_effect=stored.covers(ctx.as_of),
                 applicable=_applicable(stored, ctx, plan_riders, governs),
-                supports=self._supports(compiled[stored.id], citation.claim, facts, related),
+                supports=self._supports(compiled[stored.id], citation.claim, facts, related, stored.id),
             ))
         return results
 
     def _related(self, citations: Sequence[Citation], cold: CorpusStore) -> dict[str, Criteria | Any]:
         """Rider and designating clauses a claim names, re-fetched and compiled afresh."""
-        ids = sorted({i for c in citations for i in (*c.claim.riders, *c.claim.designations)})
+        ids = sorted({i for c in citations for i in (*c.claim.riders, *c.claim.designations, *c.claim.references)})
         out: dict[str, Any] = {}
         for clause_id in ids:
             stored = cold.clause(clause_id)
             out[clause_id] = self._compile(stored) if stored is not None else None
         return out
 
-    def _supports(self, compiled: Any, claim: Claim, facts: Any, related: dict[str, Any]) -> bool:
+    def _supports(self, compiled: Any, claim: Claim, facts: Any, related: dict[str, Any], clause_id: str = "") -> bool:
         """The re-fetched text, compiled afresh, yields the criteria and results the statement claims."""
         if not isinstance(compiled, Criteria):
             return False
@@ -128,6 +129,10 @@ class ColdVerifier:
             if not isinstance(rider, Criteria):
                 return False
             for amendment in rider.amendments:
+                if amendment.action == "add":
+                    if amendment.replacement is not None and any(r.effect == "covered" for r in compiled.rules):
+                        overrides.append(Override("add", (), amendment, rider_id))
+                    continue
                 found = resolve_amendment(compiled, amendment, self.lexicon, rider_clause=rider_id)
                 if found is not None:
                     overrides.append(found)
@@ -137,7 +142,11 @@ class ColdVerifier:
             if not isinstance(other, Criteria):
                 return False
             designations.extend(other.designations)
-        evaluation = evaluate(compiled, facts, self.lexicon, designations, overrides)
+        referred = [(cid, related[cid]) for cid in claim.references]
+        if any(not isinstance(c, Criteria) for _, c in referred):
+            return False
+        references = References.of([*referred, (clause_id, compiled)])
+        evaluation = evaluate(compiled, facts, self.lexicon, designations, overrides, references, clause_id)
         if evaluation.outcome != claim.outcome:
             return False
         atoms = {a.atom_id: a.status for a in evaluation.atoms}

@@ -114,20 +114,39 @@ def fixed_clock() -> datetime:
     return datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteStore]:
-    s = SqliteStore(tmp_path / "store.sqlite", clock=fixed_clock)
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """Every store test runs against both backends: the SQLite file and a PostgreSQL database."""
+    if request.param == "sqlite":
+        s: Any = SqliteStore(tmp_path / "store.sqlite", clock=fixed_clock)
+    else:
+        from clauseguard.corpus.postgres_store import PostgresStore
+
+        s = PostgresStore(request.getfixturevalue("pg_url"), clock=fixed_clock)
     yield s
     s.close()
 
 
-def row_counts(path: Path) -> dict[str, int]:
-    conn = sqlite3.connect(path)
-    try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        return {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}  # noqa: S608
-    finally:
-        conn.close()
+def raw_rows(store: Any, sql: str) -> list[tuple[Any, ...]]:
+    """A query straight to the backend's database, beside the store's own connection."""
+    if isinstance(store, SqliteStore):
+        conn = sqlite3.connect(store.path)
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.close()
+    import psycopg
+
+    with psycopg.connect(store.url) as pg:
+        return list(pg.execute(sql).fetchall())
+
+
+def row_counts(store: Any) -> dict[str, int]:
+    if isinstance(store, SqliteStore):
+        tables = [r[0] for r in raw_rows(store, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    else:
+        tables = [r[0] for r in raw_rows(store, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")]
+    return {t: raw_rows(store, f'SELECT count(*) FROM "{t}"')[0][0] for t in tables}  # noqa: S608
 
 
 # -- round trip and no-ops ---------------------------------------------------------------------
@@ -146,7 +165,7 @@ def test_round_trip_gives_the_same_corpus_and_fingerprint(store: SqliteStore) ->
     # A second handle reads the same thing from the file alone.
     with store.reopen() as again:
         assert again.corpus().canonical_json() == corpus.canonical_json()
-    meta = dict(sqlite3.connect(store.path).execute("SELECT key, value FROM meta").fetchall())
+    meta = dict(raw_rows(store, "SELECT key, value FROM meta"))
     assert meta["fingerprint"] == corpus.fingerprint()
 
 
@@ -158,10 +177,10 @@ def test_an_empty_store_holds_the_empty_corpus(store: SqliteStore) -> None:
 def test_adding_the_same_corpus_twice_changes_nothing(store: SqliteStore) -> None:
     corpus = corpus_of(base_data())
     store.add(corpus)
-    counts, timeline = row_counts(store.path), store.timeline(DOC)
+    counts, timeline = row_counts(store), store.timeline(DOC)
     report = store.add(corpus)
     assert not report.changed and report.summary().startswith("Nothing new")
-    assert row_counts(store.path) == counts
+    assert row_counts(store) == counts
     assert store.timeline(DOC) == timeline
     assert store.fingerprint() == corpus.fingerprint()
 
@@ -178,7 +197,7 @@ def test_plan_append_of_identical_records_is_a_no_op() -> None:
 
 def test_changed_clause_text_is_refused_and_nothing_is_written(store: SqliteStore) -> None:
     store.add(corpus_of(base_data()))
-    before, counts = store.fingerprint(), row_counts(store.path)
+    before, counts = store.fingerprint(), row_counts(store)
     data = base_data()
     data["documents"][0]["versions"][0]["clauses"][1]["text"] = "CGM is covered for everyone."
     data["documents"][0]["versions"][0]["clauses"][1]["criteria"] = None  # its spans quoted the old text
@@ -191,7 +210,7 @@ def test_changed_clause_text_is_refused_and_nothing_is_written(store: SqliteStor
     assert C2 in message and "text differs" in message
     assert caught.value.problems[0].path == f"documents[{DOC}].versions[v1].clauses"
     assert store.fingerprint() == before
-    assert row_counts(store.path) == counts
+    assert row_counts(store) == counts
 
 
 def test_other_clause_fields_and_missing_clauses_under_a_stored_label_are_refused(store: SqliteStore) -> None:
@@ -208,12 +227,12 @@ def test_other_clause_fields_and_missing_clauses_under_a_stored_label_are_refuse
 
 def test_a_reused_clause_id_is_refused_even_with_the_same_text(store: SqliteStore) -> None:
     store.add(corpus_of(base_data()))
-    counts = row_counts(store.path)
+    counts = row_counts(store)
     with pytest.raises(AppendOnlyError) as caught:
         store.add(new_version("v2", "2024-07-01", None, clause_ids=[C1]))
     assert f"clause id {C1} is already stored under version v1 of document {DOC}" in str(caught.value)
     assert "never reused" in str(caught.value)
-    assert row_counts(store.path) == counts
+    assert row_counts(store) == counts
 
 
 def test_changed_payer_plan_contract_code_or_document_fields_are_refused(store: SqliteStore) -> None:
@@ -285,7 +304,7 @@ def test_a_new_version_inside_an_open_ended_one_closes_it_the_day_before(store: 
     again = store.add(original)
     assert not again.changed and any("kept as stored" in n for n in again.notes)
     # The stored corpus exported and loaded into a fresh store is the same corpus.
-    with SqliteStore(store.path.parent / "copy.sqlite") as copy_store:
+    with SqliteStore(":memory:") as copy_store:
         copy_store.add(store.corpus())
         assert copy_store.fingerprint() == store.fingerprint()
 
@@ -323,11 +342,11 @@ def test_any_other_overlap_is_refused_naming_both_versions(
     data = base_data()
     data["documents"][0]["versions"][0]["effective_end"] = stored_end
     store.add(corpus_of(data))
-    counts = row_counts(store.path)
+    counts = row_counts(store)
     with pytest.raises(AppendOnlyError) as caught:
         store.add(new_version(label, start, end))
     assert f"versions of document {DOC} overlap: {both}" in str(caught.value)
-    assert row_counts(store.path) == counts
+    assert row_counts(store) == counts
 
 
 def test_overlapping_versions_inside_the_corpus_being_added_are_an_error(store: SqliteStore) -> None:
@@ -373,6 +392,8 @@ def test_plan_riders_and_document_links_may_grow(store: SqliteStore) -> None:
 
 
 def test_triggers_block_update_and_delete_of_clauses(store: SqliteStore) -> None:
+    if not isinstance(store, SqliteStore):
+        pytest.skip("the SQLite triggers; PostgreSQL's are tested in tests/corpus/test_postgres_store.py")
     store.add(corpus_of(base_data()))
     conn = sqlite3.connect(store.path)
     try:
@@ -391,7 +412,14 @@ def test_triggers_block_update_and_delete_of_clauses(store: SqliteStore) -> None
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             conn.execute("DELETE FROM timeline_events")
         conn.rollback()
-        # The one change allowed: an open-ended version gets an end date.
+        with pytest.raises(sqlite3.DatabaseError, match="timeline event"):  # not without its recorded event
+            conn.execute("UPDATE versions SET effective_end = '2024-06-30' WHERE label = 'v1'")
+        conn.rollback()
+        # The one change allowed: an open-ended version gets an end date, with its timeline event.
+        conn.execute(
+            "INSERT INTO timeline_events (document_id, kind, version, date, detail, recorded_at) "
+            "VALUES (?, 'version_closed', 'v1', '2024-06-30', 'closed by hand', 'now')", (DOC,)
+        )
         conn.execute("UPDATE versions SET effective_end = '2024-06-30' WHERE label = 'v1'")
         conn.commit()
     finally:
@@ -439,7 +467,7 @@ def test_a_file_that_is_not_a_store_is_a_corpus_error(tmp_path: Path) -> None:
 # -- cold reads --------------------------------------------------------------------------------
 
 
-def test_clause_is_a_cold_read_with_its_document_and_version(store: SqliteStore) -> None:
+def test_clause_is_a_cold_read_with_its_document_and_version(store: Any) -> None:
     store.add(corpus_of(base_data()))
     got = store.clause(C2)
     assert got == StoredClause(

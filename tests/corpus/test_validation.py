@@ -423,7 +423,8 @@ def test_schema_is_a_json_schema_of_the_format() -> None:
     assert schema["$schema"].startswith("https://json-schema.org/")
     defs = schema["$defs"]
     assert set(defs["Clause"]["properties"]) == {
-        "id", "section", "text", "kind", "article", "page", "page_label", "benefit", "coverage_type", "criteria"
+        "id", "section", "text", "kind", "article", "page", "page_label", "page_end", "page_end_label", "benefit",
+        "coverage_type", "criteria",
     }
     assert defs["Clause"]["additionalProperties"] is False
     assert set(defs["Clause"]["required"]) == {"id", "section", "text"}
@@ -444,3 +445,25 @@ def test_policy_as_code_is_checked_and_kept_canonical(tmp_path: Path) -> None:
     clause["criteria"]["rules"][0]["when"]["span"] = "aged eighteen or more"
     msg = only(tmp_path, data)
     assert "documents[0].versions[1].clauses[0]" in msg and "criteria" in msg
+
+
+def test_a_clause_over_a_page_break_gives_its_last_page_after_its_first(tmp_path: Path) -> None:
+    data = base()
+    clause = data["documents"][0]["versions"][0]["clauses"][0]
+    clause.update({"page": 4, "page_label": "2", "page_end": 5, "page_end_label": "3"})
+    assert load_path(write(tmp_path, data)).documents[0].versions[0].clauses[0].page_end_label == "3"
+    clause.update({"page_end": 4})
+    assert "page_end 4 needs a page before it" in only(tmp_path, data)
+    clause.update({"page_end": None})
+    assert "page_end_label is the label of page_end; give page_end too" in only(tmp_path, data)
+
+
+def test_the_page_range_fields_leave_old_fingerprints_alone(tmp_path: Path) -> None:
+    data = base()
+    plain = load_path(write(tmp_path, data)).fingerprint()
+    data["documents"][0]["versions"][0]["clauses"][0].update({"page": 4})
+    with_page = load_path(write(tmp_path, data)).fingerprint()
+    data["documents"][0]["versions"][0]["clauses"][0].update({"page_end": 5})
+    assert plain != with_page != load_path(write(tmp_path, data)).fingerprint()
+    data["documents"][0]["versions"][0]["clauses"][0].update({"page_end": None})
+    assert load_path(write(tmp_path, data)).fingerprint() == with_page

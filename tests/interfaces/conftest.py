@@ -94,7 +94,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("served-home")
     port = free_port()
     with running_cli(["--corpus", "demo", "serve", "--host", "127.0.0.1", "--port", str(port)],
-                     home=home, ready_url=f"http://127.0.0.1:{port}/healthz") as server:
+                     home=home, ready_url=f"http://127.0.0.1:{port}/readyz") as server:
         yield server
 
 

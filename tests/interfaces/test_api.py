@@ -50,10 +50,13 @@ def get(served: Served, path: str, **params: str) -> httpx.Response:
 # ----------------------------------------------------------------------------- the "must show" three
 
 
-def test_healthz_answers_once_started(served: Served, demo_engine: Engine) -> None:
+def test_healthz_answers_and_readyz_names_the_corpus(served: Served, demo_engine: Engine) -> None:
     health = get(served, "/healthz").json()
     assert health["status"] == "ok"
-    assert health["corpus_fingerprint"] == demo_engine.corpus_fingerprint
+    ready = get(served, "/readyz")
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"
+    assert ready.json()["corpus_fingerprint"] == demo_engine.corpus_fingerprint
+    assert all(ready.json()["components"].values())
 
 
 def test_search_returns_what_the_cli_prints(served: Served, capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,12 +70,21 @@ def test_search_returns_what_the_cli_prints(served: Served, capsys: pytest.Captu
     assert response.json()["applicable_version"] == "CG-2021-09"
 
 
-def test_a_malformed_search_date_is_422_naming_effective_date(served: Served) -> None:
-    response = post(served, "/v1/search", {**DENTAL, "effective_date": "2022-13-45"})
-    assert response.status_code == 422
-    body = response.json()
-    assert body["field"] == "effective_date"
-    assert body["detail"].startswith("effective_date: ") and "YYYY-MM-DD" in body["detail"]
+def the_error(response: httpx.Response) -> dict[str, Any]:
+    """The one entry of a 422 in FastAPI's validation shape."""
+    assert response.status_code == 422, response.text
+    detail = response.json()["detail"]
+    assert isinstance(detail, list) and len(detail) == 1, detail
+    entry: dict[str, Any] = detail[0]
+    assert {"type", "loc", "msg"} <= set(entry)
+    return entry
+
+
+@pytest.mark.parametrize("name", ["effective_date", "as_of_date"])
+def test_a_malformed_search_date_is_422_naming_the_field_sent(served: Served, name: str) -> None:
+    entry = the_error(post(served, "/v1/search", {**DENTAL, name: "2022-13-45"}))
+    assert entry["loc"] == ["body", name]
+    assert entry["msg"].startswith(f"{name}: ") and "YYYY-MM-DD" in entry["msg"]
 
 
 def test_an_empty_payer_is_a_200_halt_naming_payer_id(served: Served) -> None:
@@ -99,14 +111,14 @@ def test_an_empty_payer_is_a_200_halt_naming_payer_id(served: Served) -> None:
 )
 def test_a_body_that_is_not_well_formed_is_422_naming_the_field(served: Served, body: bytes, field: str) -> None:
     response = httpx.post(served.url + "/v1/search", content=body, headers={"content-type": "application/json"})
-    assert response.status_code == 422
-    assert response.json()["field"] == field
-    assert response.json()["detail"].startswith(f"{field}: ")
+    entry = the_error(response)
+    assert entry["loc"] == (["body"] if field == "request" else ["body", field])
+    assert entry["msg"].startswith(f"{field}: ")
 
 
 def test_a_determination_field_of_the_wrong_type_is_422(served: Served) -> None:
-    response = post(served, "/v1/determinations", {**EMPTY_PAYER, "procedure_codes": "97140"})
-    assert response.status_code == 422 and response.json()["field"] == "procedure_codes"
+    entry = the_error(post(served, "/v1/determinations", {**EMPTY_PAYER, "procedure_codes": "97140"}))
+    assert entry["loc"] == ["body", "procedure_codes"]
 
 
 @pytest.mark.parametrize(
@@ -202,8 +214,8 @@ def test_a_rider_is_omitted_before_its_start(served: Served) -> None:
 
 
 def test_a_malformed_riders_date_is_422(served: Served) -> None:
-    response = get(served, "/v1/plans/KHP-PPO-PLUS/riders", as_of_date="01/04/2024")
-    assert response.status_code == 422 and response.json()["field"] == "as_of_date"
+    entry = the_error(get(served, "/v1/plans/KHP-PPO-PLUS/riders", as_of_date="01/04/2024"))
+    assert entry["loc"] == ["query", "as_of_date"]
 
 
 def test_searches_and_determinations_are_in_the_audit_log(served: Served) -> None:
@@ -226,7 +238,7 @@ def test_the_openapi_document_lists_every_route_and_request_shape(served: Served
     assert {
         "/v1/search", "/v1/determinations", "/v1/compare", "/v1/evaluate-retrieval", "/v1/clauses/{clause_id}",
         "/v1/documents/{document_id}/versions", "/v1/codes/{code}", "/v1/plans/{plan_id}/riders",
-        "/v1/audit/{assertion_id}", "/healthz",
+        "/v1/audit/{assertion_id}", "/healthz", "/readyz",
     } <= set(spec["paths"])
     schema = spec["paths"]["/v1/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert {"question", "contract_id", "effective_date", "threshold", "k"} <= set(schema["properties"])
@@ -243,7 +255,7 @@ def test_the_page_and_its_assets_are_served(served: Served) -> None:
 def test_api_keys_guard_every_v1_route(tmp_path: Path) -> None:
     port = free_port()
     with running_cli(["--corpus", "demo", "serve", "--port", str(port)], home=tmp_path,
-                     ready_url=f"http://127.0.0.1:{port}/healthz",
+                     ready_url=f"http://127.0.0.1:{port}/readyz",
                      extra_env={"CLAUSEGUARD_API_KEYS": "alpha-key, beta-key"}) as server:
         url = f"{server.url}/v1/clauses/GRP-TERMS.CG-2021-09.A7.3"
         missing = httpx.get(url)
@@ -251,11 +263,31 @@ def test_api_keys_guard_every_v1_route(tmp_path: Path) -> None:
         assert "Authorization: Bearer" in missing.json()["detail"]
         assert httpx.get(url, headers={"Authorization": "Bearer gamma-key"}).status_code == 401
         assert httpx.get(url, headers={"Authorization": "Bearer beta-key"}).status_code == 200
+        assert httpx.get(url, headers={"X-API-Key": "alpha-key"}).status_code == 200  # the APIKeyHeader scheme
+        assert httpx.get(url, headers={"X-API-Key": "alpha"}).status_code == 401
         searched = httpx.post(f"{server.url}/v1/search", json=DENTAL, headers={"Authorization": "Bearer alpha-key"})
         assert searched.status_code == 200
+        for route in ("/v1/model/status", "/v1/corpus", "/v1/report", "/v1/audit"):
+            assert httpx.get(server.url + route).status_code == 401, route
+        # a key that is not ASCII is a 401 like any wrong key, never a server error
+        odd = httpx.get(url, headers={"Authorization": "Bearer cl\u00e9-\u00fc".encode("latin-1")})
+        assert odd.status_code == 401
+        assert httpx.get(url, headers={"X-API-Key": "\u00e9t\u00e9".encode()}).status_code == 401
         assert httpx.get(f"{server.url}/healthz").status_code == 200  # health stays open
+        assert httpx.get(f"{server.url}/readyz").status_code == 200
 
 
 def test_model_status_reports_no_model_by_default(served: Served) -> None:
     status = get(served, "/v1/model/status").json()
     assert status["configured"] is False and "deterministic engine" in status["detail"]
+
+
+def test_several_workers_answer_like_one(tmp_path: Path, served: Served) -> None:
+    """`serve --workers 2`: two engine processes over one index cache give the single server's answers."""
+    port = free_port()
+    with running_cli(["--corpus", "demo", "serve", "--port", str(port), "--workers", "2"], home=tmp_path,
+                     ready_url=f"http://127.0.0.1:{port}/readyz") as server:
+        for _ in range(4):  # connections land on either worker
+            many = httpx.post(f"{server.url}/v1/search", json=DENTAL, timeout=60, headers={"Connection": "close"})
+            assert many.status_code == 200
+            assert without_timings(many.json()) == without_timings(post(served, "/v1/search", DENTAL).json())

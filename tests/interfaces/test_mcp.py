@@ -1,5 +1,6 @@
 """The MCP server: every tool called through the SDK's own client, in process and over stdio, each
-result compared with the engine's output for the same request; no tool writes."""
+result compared with the engine's output for the same request; only the tools that append an audit
+row (search, determine) lack readOnlyHint, and errors say what to change in the call."""
 
 from __future__ import annotations
 
@@ -25,12 +26,17 @@ from tests.interfaces.conftest import (
     without_timings,
 )
 
-TOOLS = {"search_policies", "get_clause_by_id", "list_policy_versions", "lookup_code", "get_plan_riders",
-         "search_policy_terms", "determine_coverage"}
+TOOLS = {"search_policy_terms", "determine", "compare", "list_catalog", "get_clause", "get_versions", "get_code",
+         "get_plan_riders"}
+WRITES_AUDIT = {"search_policy_terms", "determine"}
+API_NAMES = {"question", "contract_id", "payer_id", "plan_id", "as_of_date", "effective_date", "procedure_codes",
+             "diagnosis_codes", "narrative", "threshold", "k", "a", "b", "clause_id", "document_id", "code"}
 DENTAL: dict[str, Any] = {"contract_id": "CT-48213", "question": "dental implant: coverage, annual cap, waiting period",
           "threshold": 0.62, "k": 3}
-PUMP_QUERY = {"query": "insulin pump: coverage criteria and replacement limit", "payer_id": "KHP",
+PUMP_QUERY = {"question": "insulin pump: coverage criteria and replacement limit", "payer_id": "KHP",
               "plan_id": "KHP-PPO-PLUS", "as_of_date": "2024-06-01"}
+COMPARE = {"question": "hospital cash: waiting period, nightly amount, exclusions",
+           "a": "rider:GRP-RID-HOSPCASH", "b": "rider:IND-RID-HOSPCASH"}
 
 
 async def structured(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -46,28 +52,39 @@ async def every_tool_agrees_with_the_engine(client: Client, engine: Engine) -> N
     assert {t.name for t in listed} == TOOLS
     for tool in listed:
         assert tool.description and len(tool.description) > 80, tool.name
-        assert tool.annotations is not None and tool.annotations.read_only_hint is True, tool.name
-        assert tool.annotations.destructive_hint is False, tool.name
+        assert tool.annotations is not None and tool.annotations.destructive_hint is False, tool.name
+        assert tool.annotations.read_only_hint is (tool.name not in WRITES_AUDIT), tool.name
+        assert set(tool.input_schema.get("properties", {})) <= API_NAMES, tool.name  # the API's argument names
+        assert tool.output_schema and tool.output_schema.get("properties"), tool.name  # the answer model's schema
 
-    found = await structured(client, "search_policies", PUMP_QUERY)
-    expected = engine.search({"question": PUMP_QUERY["query"], "payer_id": "KHP", "plan_id": "KHP-PPO-PLUS",
-                              "effective_date": "2024-06-01", "k": 3}).as_json()
+    found = await structured(client, "search_policy_terms", PUMP_QUERY)
+    expected = engine.search({"question": PUMP_QUERY["question"], "payer_id": "KHP", "plan_id": "KHP-PPO-PLUS",
+                              "as_of_date": "2024-06-01", "k": 3}).as_json()
     assert without_timings(found) == without_timings(expected)
 
-    terms = await structured(client, "search_policy_terms", {**DENTAL})
+    terms = await structured(client, "search_policy_terms", {**DENTAL})  # the broker's published call shape
     assert without_timings(terms) == without_timings(engine.search(DENTAL).as_json())
+    dated = await structured(client, "search_policy_terms", {**DENTAL, "effective_date": "2022-06-01"})
+    assert dated["effective_date"] == "2022-06-01"
+
+    compared = await structured(client, "compare", COMPARE)
+    assert without_timings(compared) == without_timings(engine.compare(COMPARE).as_json())
+    catalog = await structured(client, "list_catalog", {})
+    assert catalog == engine.catalog()
+    assert {"payers", "plans", "riders", "contracts", "documents", "codes"} <= set(catalog)
+    assert all(d["versions"] for d in catalog["documents"]) and catalog["riders"]
 
     clause_id = "KHP-MP-0412.v1.C2"
-    assert await structured(client, "get_clause_by_id", {"clause_id": clause_id}) == engine.clause(clause_id)
-    assert await structured(client, "list_policy_versions", {"document_id": "GRP-TERMS"}) == engine.versions("GRP-TERMS")
-    assert await structured(client, "lookup_code", {"code": "E0784"}) == engine.code("E0784")
+    assert await structured(client, "get_clause", {"clause_id": clause_id}) == engine.clause(clause_id)
+    assert await structured(client, "get_versions", {"document_id": "GRP-TERMS"}) == engine.versions("GRP-TERMS")
+    assert await structured(client, "get_code", {"code": "E0784"}) == engine.code("E0784")
     riders = await structured(client, "get_plan_riders", {"plan_id": "KHP-PPO-PLUS", "as_of_date": "2024-06-01"})
     assert riders == engine.plan_riders("KHP-PPO-PLUS", date(2024, 6, 1))
     assert await structured(client, "get_plan_riders", {"plan_id": "KHP-PPO-PLUS"}) == engine.plan_riders("KHP-PPO-PLUS")
 
     for case in suite_cases(DETERMINATION_SUITE)[::9]:  # a spread of the suite, HALT cases included
         request = determination_request(case)
-        answer = await structured(client, "determine_coverage", request)
+        answer = await structured(client, "determine", request)
         assert without_timings(answer) == without_timings(engine.determine(request).as_json()), case["case_id"]
 
 
@@ -99,14 +116,14 @@ def test_a_rider_is_omitted_before_its_start(server: Any) -> None:
     run(server, check)
 
 
-def test_search_policies_with_codes_ranks_only_their_documents(server: Any, demo_engine: Engine) -> None:
+def test_search_with_procedure_codes_ranks_only_their_documents(server: Any, demo_engine: Engine) -> None:
     """Eligibility before top-k: with codes, every passage offered comes from a document governing them."""
     governing = {d["document_id"] for d in demo_engine.code("E0784")["documents"]}
 
     async def check(client: Client) -> None:
-        query = {**PUMP_QUERY, "query": "is the service covered and how often is it replaced"}
-        unrestricted = await structured(client, "search_policies", query)
-        narrowed = await structured(client, "search_policies", {**query, "codes": ["E0784"]})
+        query = {**PUMP_QUERY, "question": "is the service covered and how often is it replaced"}
+        unrestricted = await structured(client, "search_policy_terms", query)
+        narrowed = await structured(client, "search_policy_terms", {**query, "procedure_codes": ["E0784"]})
         assert narrowed["codes"] == ["E0784"] and set(narrowed["governing_documents"]) == governing
         offered = narrowed["sources"] + narrowed["below_threshold"]
         assert offered and {p["document_id"] for p in offered} <= governing
@@ -118,15 +135,35 @@ def test_search_policies_with_codes_ranks_only_their_documents(server: Any, demo
     run(server, check)
 
 
-def test_errors_come_back_as_tool_errors_naming_the_problem(server: Any) -> None:
+def test_errors_say_what_to_change_in_the_call(server: Any) -> None:
+    async def error_text(client: Client, tool: str, arguments: dict[str, Any]) -> str:
+        result = await client.call_tool(tool, arguments)
+        assert result.is_error, (tool, arguments)
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert "clauseguard " not in text and "--" not in text, text  # never "run a CLI command"
+        return str(text)
+
     async def check(client: Client) -> None:
-        unknown = await client.call_tool("get_clause_by_id", {"clause_id": "KHP-MP-0412.v9.C1"})
-        assert unknown.is_error and "unknown clause 'KHP-MP-0412.v9.C1'" in unknown.content[0].text  # type: ignore[union-attr]
-        bad_date = await client.call_tool("search_policy_terms", {**DENTAL, "effective_date": "2022-13-45"})
-        assert bad_date.is_error and "effective_date: '2022-13-45' is not a date" in bad_date.content[0].text  # type: ignore[union-attr]
-        bad_riders = await client.call_tool("get_plan_riders", {"plan_id": "KHP-PPO-PLUS", "as_of_date": "soon"})
-        assert bad_riders.is_error and "as_of_date" in bad_riders.content[0].text  # type: ignore[union-attr]
-        halt = await structured(client, "determine_coverage", {
+        unknown = await error_text(client, "get_clause", {"clause_id": "KHP-MP-0412.v9.C1"})
+        assert "unknown clause 'KHP-MP-0412.v9.C1'" in unknown and "clause id exactly as an answer cites it" in unknown
+        contract = await error_text(client, "search_policy_terms", {**DENTAL, "contract_id": "CT-4821"})
+        assert "unknown contract 'CT-4821'" in contract and "list_catalog" in contract
+        document = await error_text(client, "get_versions", {"document_id": "NOPE"})
+        assert "unknown document 'NOPE'" in document and "list_catalog" in document
+        bad_date = await error_text(client, "search_policy_terms", {**DENTAL, "effective_date": "2022-13-45"})
+        assert "effective_date: '2022-13-45' is not a date" in bad_date and "correct `effective_date`" in bad_date
+        as_of = await error_text(client, "search_policy_terms", {**PUMP_QUERY, "as_of_date": "2024-13-45"})
+        assert as_of.startswith("Error executing tool search_policy_terms: as_of_date: ")  # the argument sent
+        assert "correct `as_of_date`" in as_of
+        both = await error_text(client, "search_policy_terms", {**DENTAL, "effective_date": "2022-06-01",
+                                                                 "as_of_date": "2022-06-01"})
+        assert "effective_date" in both and "not both" in both
+        bad_riders = await error_text(client, "get_plan_riders", {"plan_id": "KHP-PPO-PLUS", "as_of_date": "soon"})
+        assert "correct `as_of_date`" in bad_riders
+        plan_target = await error_text(client, "compare", {"question": "implant", "a": "plan:KHP-PPO-PLUS",
+                                                           "b": "plan:KHP-HMO-CORE"})
+        assert "as_of_date" in plan_target
+        halt = await structured(client, "determine", {
             "payer_id": "", "plan_id": "KHP-PPO-PLUS", "procedure_codes": ["97140"], "as_of_date": "2024-04-01",
             "question": "Is this covered?"})
         assert halt["gate"] == "HALT"  # a bad value is an answer, not an error
@@ -148,7 +185,7 @@ def test_over_streamable_http(tmp_path: Path, demo_engine: Engine) -> None:
                      ready_url=f"http://127.0.0.1:{port}/mcp", any_answer=True) as served:
         async def check(client: Client) -> None:
             assert {t.name for t in (await client.list_tools()).tools} == TOOLS
-            clause = await structured(client, "get_clause_by_id", {"clause_id": "GRP-TERMS.CG-2021-09.A7.3"})
+            clause = await structured(client, "get_clause", {"clause_id": "GRP-TERMS.CG-2021-09.A7.3"})
             assert clause == demo_engine.clause("GRP-TERMS.CG-2021-09.A7.3")
 
         run(f"{served.url}/mcp", check)
@@ -161,3 +198,39 @@ def test_a_bad_corpus_is_exit_2_before_anything_serves(
     code = main(["--corpus", str(tmp_path / "missing.yaml"), command])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_only_search_and_determine_append_to_the_audit_log(demo_engine: Engine, isolated_home: Path) -> None:
+    """readOnlyHint is true exactly on the tools that leave the audit log as it was."""
+    from clauseguard.audit import AuditLog
+
+    opened = demo_engine.opened
+    server = create_server(lambda: Engine(opened))
+    calls = {
+        "list_catalog": {}, "get_clause": {"clause_id": "KHP-MP-0412.v1.C2"}, "get_versions": {"document_id": "GRP-TERMS"},
+        "get_code": {"code": "E0784"}, "get_plan_riders": {"plan_id": "KHP-PPO-PLUS"}, "compare": COMPARE,
+        "search_policy_terms": DENTAL,
+        "determine": determination_request(suite_cases(DETERMINATION_SUITE)[0]),
+    }
+    wrote: dict[str, bool] = {}
+
+    def rows() -> int:
+        path = isolated_home / "audit.sqlite"
+        if not path.exists():
+            return 0
+        log = AuditLog(path)
+        try:
+            return log.count()
+        finally:
+            log.close()
+
+    async def check(client: Client) -> None:
+        hints = {t.name: t.annotations.read_only_hint for t in (await client.list_tools()).tools if t.annotations}
+        for tool, arguments in calls.items():
+            before = rows()
+            await structured(client, tool, arguments)
+            wrote[tool] = rows() > before
+        assert {t: not w for t, w in wrote.items()} == {t: hints[t] for t in calls}
+
+    run(server, check)
+    assert wrote["search_policy_terms"] and wrote["determine"]

@@ -111,6 +111,7 @@ def test_a_search_through_the_page_shows_the_apis_answer(page: Any, served: Serv
         page.select_option("#s-plan", request["plan_id"])
     page.fill("#s-date", request.get("effective_date", ""))
     page.fill("#s-question", request["question"])
+    page.click("#s-advanced summary")  # the suite's own threshold and k: the advanced toggle keeps them
     page.fill("#s-threshold", str(request["threshold"]))
     page.fill("#s-k", str(request["k"]))
     submit(page, "panel-search")
@@ -216,5 +217,205 @@ def test_an_error_is_shown_with_the_field_it_names(page: Any) -> None:
     page.fill("#s-question", "dental implant")
     submit(page, "panel-search")
     error = page.inner_text('[data-testid="error"]')
-    assert "HTTP 422" in error and "effective_date" in error
+    assert "HTTP 422" in error and "as_of_date" in error and "YYYY-MM-DD" in error
     assert page.get_attribute("#s-date", "aria-invalid") == "true"
+
+
+# ----------------------------------------------------------------------------- what a handler needs around it
+
+
+def search_contract(page: Any, contract: str, question: str, day: str = "") -> None:
+    page.check('input[name="search-target"][value="contract"]')
+    page.select_option("#s-contract", contract)
+    page.fill("#s-date", day)
+    page.fill("#s-question", question)
+    submit(page, "panel-search")
+
+
+def determine(page: Any, request: dict[str, Any]) -> None:
+    page.click("#tab-determination")
+    page.fill("#d-payer", request["payer_id"])
+    page.fill("#d-plan", request["plan_id"])
+    page.fill("#d-codes", ", ".join(request["procedure_codes"]))
+    page.fill("#d-dx", ", ".join(request["diagnosis_codes"]))
+    page.fill("#d-date", request["as_of_date"])
+    page.fill("#d-narrative", request["narrative"])
+    page.fill("#d-question", request["question"])
+    submit(page, "panel-determination")
+
+
+def test_handler_mode_hides_threshold_and_k(page: Any, served: Served) -> None:
+    """A claim handler sees no retrieval knobs; the advanced toggle shows them, and the server's defaults apply."""
+    assert not page.is_visible("#s-threshold") and not page.is_visible("#s-k")
+    search_contract(page, "CT-48213", "dental implant: coverage, annual cap, waiting period")
+    assert page.query_selector('[data-testid="verdict"]') is not None
+    assert "threshold" not in page.inner_text('[data-testid="verdict"]')
+    step = page.query_selector('[data-testid="next-step"]')  # the annual cap is not settled: a handler settles it
+    assert step is not None
+    assert [norm(li.inner_text()) for li in step.query_selector_all('[data-testid="ask-item"]')] == ["annual cap"]
+    read = [a.get_attribute("data-clause-link") for a in step.query_selector_all('[data-testid="read-clauses"] a')]
+    assert read[0] == "GRP-TERMS.CG-2021-09.A12.4"  # the cap clause the answer names, before the weak matches
+    shoot(page, "flow-search-handler-mode")
+    page.click("#s-advanced summary")
+    assert page.is_visible("#s-threshold") and page.input_value("#s-threshold") == "0.62"
+    assert page.input_value("#s-k") == "3"
+
+
+def test_the_timeline_says_why_a_version_governs(page: Any) -> None:
+    """Contract-anchored terms: the 2021 version governs a 2024 request, and the page says why."""
+    search_contract(page, "CT-48213", "dental implant: coverage, annual cap, waiting period", "2024-03-01")
+    why = page.inner_text('[data-testid="timeline"][data-document-id="GRP-TERMS"] [data-testid="why-governs"]')
+    assert why.startswith("CG-2021-09 governs") and "anchored to its own date" in why and "2022-06-01" in why
+    assert "2024-03-01 does not move it" in why
+    shoot(page, "flow-timeline-contract-anchor")
+
+
+def test_the_timeline_names_a_riders_dates(page: Any, served: Served) -> None:
+    page.check('input[name="search-target"][value="plan"]')
+    page.select_option("#s-payer", "KHP")
+    page.select_option("#s-plan", "KHP-PPO-PLUS")
+    page.fill("#s-date", "2024-06-01")
+    page.fill("#s-question", "insulin pump: coverage criteria and replacement limit")
+    submit(page, "panel-search")
+    sentences = [el.inner_text() for el in page.query_selector_all('[data-testid="why-governs"]')]
+    assert any("is the version in effect on 2024-06-01" in s for s in sentences), sentences
+    riders = [s for s in sentences if "rider" in s]
+    assert all("attached to plan KHP-PPO-PLUS" in s and " to " in s for s in riders), riders
+
+
+def test_an_excluded_clause_opens_as_not_eligible_with_its_reason(page: Any, served: Served) -> None:
+    search_contract(page, "CT-48213", "dental implant: coverage, annual cap, waiting period")
+    row = page.query_selector('[data-testid="excluded-row"]')
+    assert row is not None
+    clause_id = str(row.get_attribute("data-clause-id"))
+    reason = row.query_selector_all("td")[-1].inner_text()
+    assert reason == "outside the contract period"
+    row.query_selector("a").click()
+    page.wait_for_selector("#clause-dialog[open] .clause-text")
+    banner = page.inner_text('#clause-dialog [data-testid="not-eligible"]')
+    assert banner.startswith("Not eligible for this request") and reason in banner
+    dialog = page.inner_text("#clause-dialog")
+    assert "this clause" not in dialog and "governs" not in dialog.split("Version timeline")[-1].split("does not govern")[0]
+    version = clause_id.split(".")[1]
+    segment = page.query_selector(f'#clause-dialog .seg[title="{version}"]')
+    assert segment is not None and "other" in str(segment.get_attribute("class"))
+    assert "governing" not in str(segment.get_attribute("class"))
+    shoot(page, "flow-clause-not-eligible")
+
+
+def test_a_refusal_gives_the_next_step_as_a_printable_request_for_information(page: Any, served: Served) -> None:
+    request = determination_request(case(DETERMINATION_SUITE, "d-t4-hearing-physician-exam-not-stated"))
+    determine(page, request)
+    api = httpx.post(served.url + "/v1/determinations", json=request, timeout=30).json()
+    assert api["gate"] == "REFUSE" and api["missing_facts"]
+    step = page.query_selector('[data-testid="next-step"]')
+    assert step is not None
+    asked = [norm(li.inner_text()) for li in step.query_selector_all('[data-testid="ask-item"]')]
+    assert [a.split(" — ")[0] for a in asked] == api["missing_facts"]
+    read = [a.get_attribute("data-clause-link") for a in step.query_selector_all('[data-testid="read-clauses"] a')]
+    assert "KHP-MP-0611.v1.C2" in read
+    rfi = page.inner_text('[data-testid="rfi"]')
+    assert api["assertion_id"] in rfi and all(m in rfi for m in api["missing_facts"])
+    assert page.is_visible('[data-testid="print-rfi"]')
+    shoot(page, "flow-refusal-next-step")
+    page.evaluate("document.body.classList.add('printing-rfi')")
+    page.emulate_media(media="print")
+    assert page.is_visible('[data-testid="rfi"]')
+    assert not page.is_visible('[data-testid="citations"]') and not page.is_visible("#panel-determination")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.pdf(path=str(SHOTS / "flow-refusal-request-for-information.pdf"))
+
+
+def test_a_determination_shows_its_gate_policy(page: Any) -> None:
+    determine(page, determination_request(case(DETERMINATION_SUITE, "d-t5-faq-not-relied-on")))
+    assert page.inner_text('[data-testid="gate-policy"]') == "default"
+    assert page.query_selector('[data-testid="next-step"]') is None or page.inner_text('[data-testid="gate"]') != "DETERMINE"
+    shoot(page, "flow-determination")
+
+
+def test_compare_says_which_version_each_side_reads(page: Any) -> None:
+    page.click("#tab-compare")
+    page.fill("#c-question", "dental implant: coverage, annual cap, waiting period")
+    page.fill("#c-a", "document:GRP-TERMS@CG-2021-09")
+    page.fill("#c-b", "document:GRP-TERMS@CG-2024-01")
+    submit(page, "panel-compare")
+    why = page.inner_text('[data-testid="timeline"][data-document-id="GRP-TERMS"] [data-testid="why-governs"]')
+    assert "CG-2021-09 is what A read" in why and "CG-2024-01 is what B read" in why
+    shoot(page, "flow-compare")
+
+
+PAGED_CORPUS = {
+    "format": "clauseguard.corpus/v1",
+    "payers": [{"id": "PX", "name": "Paged Health"}],
+    "plans": [{"id": "PX-GOLD", "payer": "PX", "name": "Paged Gold"}],
+    "codes": [{"code": "E0784", "system": "HCPCS", "descriptor": "insulin pump"}],
+    "documents": [{
+        "id": "PX-MP-1", "payer": "PX", "kind": "medical_policy", "title": "Insulin pumps", "codes": ["E0784"],
+        "versions": [{"version": "v1", "effective_start": "2024-01-01", "clauses": [
+            {"id": "PX-MP-1.v1.C1", "section": "Coverage", "kind": "criteria", "article": "3.1", "page": 4,
+             "page_label": "iv", "text": "An insulin pump is covered for members with type 1 diabetes on multiple "
+                                        "daily injections for at least six months."},
+        ]}],
+    }],
+}
+
+
+def test_printed_page_labels_are_shown(browser: Any, tmp_path: Path) -> None:
+    import yaml
+
+    from tests.interfaces.conftest import free_port, running_cli
+
+    corpus = tmp_path / "paged.yaml"
+    corpus.write_text(yaml.safe_dump(PAGED_CORPUS, sort_keys=False))
+    port = free_port()
+    with running_cli(["--corpus", str(corpus), "serve", "--port", str(port)], home=tmp_path,
+                     ready_url=f"http://127.0.0.1:{port}/readyz") as server:
+        context = browser.new_context(viewport=LAPTOP)
+        opened = context.new_page()
+        opened.goto(server.url + "/")
+        opened.wait_for_selector("#s-payer option", state="attached")
+        opened.check('input[name="search-target"][value="plan"]')
+        opened.select_option("#s-payer", "PX")
+        opened.select_option("#s-plan", "PX-GOLD")
+        opened.fill("#s-date", "2024-06-01")
+        opened.fill("#s-question", "insulin pump coverage for type 1 diabetes")
+        submit(opened, "panel-search")
+        opened.evaluate("showClause('PX-MP-1.v1.C1')")
+        opened.wait_for_selector('[id="clause-PX-MP-1.v1.C1"] .meta:has-text("page iv"), #clause-dialog[open] .meta')
+        shown = opened.inner_text("body")
+        assert "page iv (PDF page 4)" in shown
+        shoot(opened, "flow-page-labels")
+        context.close()
+
+
+def test_the_api_docs_load_with_the_network_cut(browser: Any, served: Served) -> None:
+    """/docs (Swagger UI) and /redoc (ReDoc) load from the server alone and list the operations."""
+    context = browser.new_context(viewport=LAPTOP)
+    outside: list[str] = []
+
+    def only_the_server(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(served.url):
+            route.continue_()
+        else:  # the network is cut: anything else is refused and remembered
+            outside.append(url)
+            route.abort()
+
+    context.route("**/*", only_the_server)
+    docs = context.new_page()
+    docs.goto(served.url + "/docs")
+    docs.wait_for_selector(".opblock-summary-path", timeout=60_000)
+    listed = {el.inner_text().strip() for el in docs.query_selector_all(".opblock-summary-path")}
+    assert {"/v1/search", "/v1/determinations", "/v1/compare", "/v1/clauses/{clause_id}", "/healthz"} <= listed
+    assert docs.query_selector(".auth-wrapper .authorize") is not None  # the security schemes are offered
+    shoot(docs, "docs-swagger-offline")
+
+    docs.goto(served.url + "/redoc")
+    docs.locator("h2", has_text="Search a contract's or a plan's terms").first.wait_for(timeout=60_000)
+    operations = docs.locator("h2", has_text="Determine coverage for a case")
+    assert operations.count() >= 1
+    images = docs.eval_on_selector_all("img", "els => els.map((e) => e.src)")
+    assert all(src.startswith((served.url, "data:")) for src in images), images
+    shoot(docs, "docs-redoc-offline")
+    context.close()
+    assert outside == []

@@ -39,6 +39,14 @@ def test_pieces_cut_after_semicolons_with_offsets() -> None:
 
 
 @given(st.text())
+def test_fold_is_the_fold_of_each_character(text: str) -> None:
+    from clauseguard.text.normalise import _fold_char
+
+    assert fold(text) == "".join(_fold_char(c) for c in text)
+    assert fold(text + "Σ İx") == "".join(_fold_char(c) for c in text + "Σ İx")
+
+
+@given(st.text())
 def test_fold_keeps_length_and_sentences_cover_only_source_text(text: str) -> None:
     assert len(fold(text)) == len(text)
     for s in sentences(text):

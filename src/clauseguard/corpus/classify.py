@@ -73,6 +73,7 @@ _POSITIVE = _rx(
 Reading = CoverageType | None
 
 
+@lru_cache(maxsize=4096)
 def _sentence_coverage(sentence: str) -> tuple[Reading, str]:
     """(coverage this sentence states or None, and which qualifier it carries: condition, carve-out or "")."""
     s = " ".join(sentence.replace("’", "'").split())
@@ -190,6 +191,16 @@ class BenefitTerms:
 
     patterns: tuple[tuple[str, tuple[tuple[str, re.Pattern[str]], ...]], ...]
 
+    @property
+    def _keys(self) -> tuple[tuple[str, str], ...]:
+        """(phrase in lower case, benefit) of every phrase: one substring test each tells which
+        benefits a text can name at all."""
+        keys = self.__dict__.get("_key_cache")
+        if keys is None:
+            keys = tuple((phrase.lower(), benefit) for benefit, phrases in self.patterns for phrase, _ in phrases)
+            object.__setattr__(self, "_key_cache", keys)
+        return keys
+
     @classmethod
     def from_mapping(cls, terms: Mapping[str, Sequence[str]]) -> BenefitTerms:
         return cls(
@@ -201,15 +212,22 @@ class BenefitTerms:
 
     def benefit(self, text: str, headings: Sequence[str] = ()) -> str | None:
         """The benefit named most (a phrase in the own heading counts three times, longer phrases
-        more); ties go to the one named first, then by id. None when no phrase occurs."""
+        more); ties go to the one named first, then by id. None when no phrase occurs.
+
+        A phrase's pattern runs only where the phrase occurs as a substring (one C-level search,
+        the same answer): most clauses name one or two of the benefits, not all of them."""
         body = " ".join(text.lower().split())
         own = " ".join(headings[-1:]).lower()
+        named = {benefit for key, benefit in self._keys if key in body or key in own}
         best: tuple[int, int, str] | None = None
         for benefit, phrases in self.patterns:
+            if benefit not in named:
+                continue
             score, first = 0, len(body) + 1
             for phrase, pattern in phrases:
-                hits = [m.start() for m in pattern.finditer(body)]
-                heading_hits = len(pattern.findall(own))
+                key = phrase.lower()
+                hits = [m.start() for m in pattern.finditer(body)] if key in body else []
+                heading_hits = len(pattern.findall(own)) if key in own else 0
                 score += (len(hits) + 3 * heading_hits) * len(phrase)
                 if hits:
                     first = min(first, hits[0])

@@ -12,7 +12,7 @@ import re
 import types
 import typing
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, Union
 
 from clauseguard.errors import CriteriaError
@@ -29,12 +29,13 @@ Certainty = Literal["suspected", "high_probability", "stated", "confirmed"]
 TreatmentStatus = Literal["treated", "failed", "intolerant", "contraindicated"]
 TimeUnit = Literal["day", "week", "month", "year"]
 PeriodUnit = Literal[
-    "day", "week", "month", "year", "calendar_year", "contract_year", "policy_year", "benefit_year", "lifetime",
+    "hour", "day", "week", "month", "year", "calendar_year", "contract_year", "policy_year", "benefit_year", "lifetime",
     "session", "episode",
 ]
 """A counting window: a length of time, or an occasion ("per operative session", "per episode of care")."""
 AgeOf = Literal["member", "onset"]
 AmendmentAction = Literal["waive", "keep", "replace", "add"]
+Approval = Literal["initial", "continuation"]
 
 
 _NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")
@@ -75,11 +76,13 @@ class Period:
 
 @dataclass(frozen=True)
 class Atom:
-    """One criterion a fact can meet; `id` is unique in its criteria and `span` quotes the clause."""
+    """One criterion a fact can meet; `id` is unique in its criteria and `span` quotes the clause.
+    `mark` is the item's number or letter as printed ("2", "b", "iii"), when a reference may name it."""
 
     kind: ClassVar[str] = "atom"
     id: str
     span: Span
+    mark: str | None = field(default=None, kw_only=True)
 
     @property
     def label(self) -> str:  # pragma: no cover - every atom kind overrides it
@@ -98,6 +101,7 @@ class Condition(Atom):
     history: bool = False  # "a history of X": a past episode counts
     qualifiers: tuple[str, ...] = ()  # e.g. ("active",), ("uncomplicated",)
     within: Period | None = None  # an expected or planned condition, due within this window
+    codes: tuple[str, ...] = ()  # ICD-10-CM codes or families the clause names for it
 
     @property
     def label(self) -> str:
@@ -167,10 +171,13 @@ class Treatment(Atom):
     kind: ClassVar[str] = "treatment"
     therapy: str
     statuses: tuple[TreatmentStatus, ...] = ("treated",)
+    count: int = 1  # how many distinct agents of the class ("two TNF inhibitors")
+    examples: tuple[str, ...] = ()  # the clause's own "(e.g., A, B, C)" list: members of the class
 
     @property
     def label(self) -> str:
-        return f"{' or '.join(self.statuses)}: {self.therapy}"
+        agents = f"{self.count} of " if self.count > 1 else ""
+        return f"{' or '.join(self.statuses)}: {agents}{self.therapy}"
 
 
 @dataclass(frozen=True)
@@ -261,6 +268,35 @@ class Service(Atom):
 
 
 @dataclass(frozen=True)
+class Prescriber(Atom):
+    """Who prescribes or orders: "prescribed by or in consultation with a rheumatologist"."""
+
+    kind: ClassVar[str] = "prescriber"
+    specialties: tuple[str, ...]
+    consultation: bool = False  # "or in consultation with" counts
+
+    @property
+    def label(self) -> str:
+        how = "prescribed by or in consultation with" if self.consultation else "prescribed by"
+        return f"{how} {' or '.join(self.specialties)}"
+
+
+@dataclass(frozen=True)
+class Event(Atom):
+    """Something that took place within a window before the request: a visit, a test, an evaluation."""
+
+    kind: ClassVar[str] = "event"
+    item: str
+    within: Period | None = None  # None: it must have taken place ("before the sleep test, an evaluation")
+
+    @property
+    def label(self) -> str:
+        if self.within is None:
+            return f"{self.item} before the request"
+        return f"{self.item} within {self.within.label} before the request"
+
+
+@dataclass(frozen=True)
 class Designation(Atom):
     """The requested service carries a designation: investigational, experimental, ..."""
 
@@ -281,6 +317,7 @@ class AllOf:
 
     kind: ClassVar[str] = "all"
     children: tuple[Node, ...]
+    mark: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -289,6 +326,17 @@ class AnyOf:
 
     kind: ClassVar[str] = "any"
     children: tuple[Node, ...]
+    mark: str | None = field(default=None, kw_only=True)
+
+
+@dataclass(frozen=True)
+class AtLeast:
+    """At least `n` children must hold ("at least two of the following")."""
+
+    kind: ClassVar[str] = "at_least"
+    n: int
+    children: tuple[Node, ...]
+    mark: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -297,6 +345,20 @@ class Not:
 
     kind: ClassVar[str] = "not"
     child: Node
+    mark: str | None = field(default=None, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A cross-reference to labelled criteria ("the basic coverage criteria (1)-(2) above"), of this
+    clause or of another clause of the same version; read with the criteria it names, never alone."""
+
+    kind: ClassVar[str] = "ref"
+    span: Span
+    labels: tuple[str, ...]
+    clause: str | None = None  # another clause of the same version; None: this clause
+    service: str | None = None  # "when X is covered": the criteria of the rules that cover X
+    mark: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -323,13 +385,15 @@ class Routing:
 
 
 Node = Union[  # noqa: UP007 - a runtime alias the JSON reader dispatches on
-    AllOf, AnyOf, Not, Waiver, Routing,
+    AllOf, AnyOf, AtLeast, Not, Waiver, Routing, Ref,
     Condition, Measure, Duration, Treatment, Age, Count, Tenure, Amount, Documentation, Service, Designation,
+    Prescriber, Event,
 ]
 ATOM_TYPES: Final[tuple[type[Atom], ...]] = (
     Condition, Measure, Duration, Treatment, Age, Count, Tenure, Amount, Documentation, Service, Designation,
+    Prescriber, Event,
 )
-NODE_TYPES: Final[tuple[type, ...]] = (AllOf, AnyOf, Not, Waiver, Routing, *ATOM_TYPES)
+NODE_TYPES: Final[tuple[type, ...]] = (AllOf, AnyOf, AtLeast, Not, Waiver, Routing, Ref, *ATOM_TYPES)
 _BY_KIND: Final[dict[str, type]] = {t.kind: t for t in NODE_TYPES}  # type: ignore[attr-defined]
 
 
@@ -361,6 +425,8 @@ class Rule:
     trigger: Node | None = None
     when: Node | None = None
     remarks: tuple[Note, ...] = ()
+    approval: Approval | None = None  # drug policies: an initial or a continuation approval
+    approval_period: Period | None = None  # "Approve for 6 months"
 
 
 @dataclass(frozen=True)
@@ -392,6 +458,7 @@ class Criteria:
     designations: tuple[DesignationStatement, ...] = ()
     amendments: tuple[Amendment, ...] = ()
     notes: tuple[Note, ...] = ()
+    referenced: tuple[Node, ...] = ()  # marked criteria the rules name ("criteria (a)-(c) below") but hold elsewhere
 
     @property
     def empty(self) -> bool:
@@ -401,15 +468,22 @@ class Criteria:
 # --- traversal ---------------------------------------------------------------------------------
 
 
+def with_mark(node: Node, mark: str | None) -> Node:
+    """The node with the item mark a reference names it by ("2", "b")."""
+    return dataclasses.replace(node, mark=mark)  # type: ignore[arg-type, type-var]
+
+
 def iter_atoms(node: Node | None) -> Iterator[Atom]:
     """Atoms of a node in document order (routing targets included)."""
     if node is None:
         return
-    if isinstance(node, AllOf | AnyOf):
+    if isinstance(node, AllOf | AnyOf | AtLeast):
         for child in node.children:
             yield from iter_atoms(child)
     elif isinstance(node, Not):
         yield from iter_atoms(node.child)
+    elif isinstance(node, Ref):
+        return
     elif isinstance(node, Waiver):
         yield from iter_atoms(node.body)
         yield from iter_atoms(node.condition)
@@ -443,12 +517,12 @@ def map_atoms(node: Node | None, fn: Callable[[Atom], Node]) -> Node | None:
     """A copy of `node` with every atom replaced by `fn(atom)` (waiver references follow the ids)."""
     if node is None:
         return None
-    if isinstance(node, AllOf):
-        return AllOf(tuple(_required(map_atoms(c, fn)) for c in node.children))
-    if isinstance(node, AnyOf):
-        return AnyOf(tuple(_required(map_atoms(c, fn)) for c in node.children))
+    if isinstance(node, AllOf | AnyOf | AtLeast):
+        return dataclasses.replace(node, children=tuple(_required(map_atoms(c, fn)) for c in node.children))
     if isinstance(node, Not):
-        return Not(_required(map_atoms(node.child, fn)))
+        return dataclasses.replace(node, child=_required(map_atoms(node.child, fn)))
+    if isinstance(node, Ref):
+        return node
     if isinstance(node, Waiver):
         return Waiver(_required(map_atoms(node.body, fn)), _required(map_atoms(node.condition, fn)),
                       node.waives, node.span)
@@ -499,10 +573,10 @@ def renumber(criteria: Criteria) -> Criteria:
     def fix(node: Node | None) -> Node | None:
         if node is None:
             return None
-        if isinstance(node, AllOf | AnyOf):
-            return type(node)(tuple(_required(fix(c)) for c in node.children))
+        if isinstance(node, AllOf | AnyOf | AtLeast):
+            return dataclasses.replace(node, children=tuple(_required(fix(c)) for c in node.children))
         if isinstance(node, Not):
-            return Not(_required(fix(node.child)))
+            return dataclasses.replace(node, child=_required(fix(node.child)))
         if isinstance(node, Waiver):
             return Waiver(_required(fix(node.body)), _required(fix(node.condition)),
                           tuple(mapping.get(w, w) for w in node.waives), node.span)
@@ -526,7 +600,7 @@ def check_references(criteria: Criteria) -> None:
     def visit(node: Node | None) -> None:
         if node is None:
             return
-        if isinstance(node, AllOf | AnyOf):
+        if isinstance(node, AllOf | AnyOf | AtLeast):
             for c in node.children:
                 visit(c)
         elif isinstance(node, Not):

@@ -1,20 +1,28 @@
-"""Ingesting documents: files and their YAML sidecars into one new version, appended to the store with
-the payer, plans and codes named; provenance, clause ids, the no-op and changed-text rules.
+"""Ingesting documents: files into one new version, appended to the store with the payer, plans and
+codes named (and named as given); provenance, clause ids, the no-op and changed-text rules, the
+ingest report, and what happened said plainly ("plan X attached to existing version V").
 The store and `timeline.py` decide the timeline; it never edits a stored clause or half-writes.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from clauseguard.corpus.classify import classify
-from clauseguard.corpus.codes import CODE_SYSTEMS, SHAPE_HELP, has_shape
-from clauseguard.corpus.loader import read_data
+from clauseguard.corpus.ingest_report import IngestReport, build_report
+from clauseguard.corpus.ingest_request import (
+    FLAGS,
+    SIDECAR_SUFFIX,
+    IngestRequest,
+    build_request,
+    code_system,
+    read_sidecar,
+    sidecar_path,
+)
 from clauseguard.corpus.model import (
     DOCUMENT_KINDS,
     FORMAT_V1,
@@ -32,136 +40,12 @@ from clauseguard.corpus.store import AddReport, CorpusStore
 from clauseguard.corpus.timeline import TimelineEvent, plan_append
 from clauseguard.errors import AppendOnlyError, CorpusError, Problem, RequestError
 
-SIDECAR_SUFFIX: Final = ".yaml"
+__all__ = [
+    "FLAGS", "SIDECAR_SUFFIX", "IngestOutcome", "IngestRequest", "Progress", "ReadVersion", "build_request",
+    "code_system", "ingest", "ingest_files", "read_sidecar", "read_version", "sidecar_path", "source_of",
+]
 
-# request field -> the command-line flag that gives it (errors name the flag)
-FLAGS: Final[dict[str, str]] = {
-    "document": "--document",
-    "version": "--version",
-    "effective_start": "--effective-start",
-    "effective_end": "--effective-end",
-    "kind": "--kind",
-    "payer": "--payer",
-    "title": "--title",
-    "plans": "--plan",
-    "codes": "--code",
-    "overrides": "--overrides",
-}
-_LISTS: Final = ("plans", "codes", "overrides")
-_REQUIRED: Final = ("document", "version", "effective_start")
-
-
-@dataclass(frozen=True)
-class IngestRequest:
-    """One ingest: the files that make one version of one document, and what the flags say about it."""
-
-    files: tuple[Path, ...]
-    document: str
-    version: str
-    effective_start: date
-    effective_end: date | None = None
-    kind: str | None = None  # required for a new document
-    payer: str | None = None  # required for a new document
-    title: str | None = None  # a new document's title; default: the title the file prints
-    plans: tuple[str, ...] = ()
-    codes: tuple[str, ...] = ()
-    overrides: tuple[str, ...] = ()
-
-
-# -- the request: flags and sidecars -----------------------------------------------------------------
-
-
-def sidecar_path(file: Path) -> Path:
-    """`terms-2021.pdf` -> `terms-2021.pdf.yaml`, beside the file."""
-    return file.with_name(file.name + SIDECAR_SUFFIX)
-
-
-def _text(value: Any, name: str, origin: str) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
-    if not isinstance(value, str) or not value.strip() or value != value.strip():
-        raise RequestError(FLAGS[name], f"{origin} gives {value!r}; it must be non-empty text without surrounding spaces")
-    return value
-
-
-def _day(value: Any, name: str, origin: str) -> date:
-    if isinstance(value, date):
-        return value
-    try:
-        if isinstance(value, str) and len(value) == 10:
-            return date.fromisoformat(value)
-    except ValueError:
-        pass
-    raise RequestError(FLAGS[name], f"{origin} gives {value!r}, which is not a date; write an ISO date YYYY-MM-DD, e.g. 2024-03-15")
-
-
-def _values(raw: Mapping[str, Any], origin: str) -> dict[str, Any]:
-    """Typed values of one source (the flags or one sidecar); absent, None and empty lists are left out."""
-    out: dict[str, Any] = {}
-    for name, value in raw.items():
-        if name not in FLAGS:
-            valid = ", ".join(FLAGS)
-            raise RequestError(origin, f"unknown key {name!r}; valid keys: {valid}")
-        if value is None or (name in _LISTS and not value):
-            continue
-        if name in _LISTS:
-            items = [value] if isinstance(value, str) else value
-            if not isinstance(items, (list, tuple)):
-                raise RequestError(FLAGS[name], f"{origin} gives {value!r}; give a list of ids")
-            out[name] = tuple(dict.fromkeys(_text(v, name, origin) for v in items))
-        elif name in ("effective_start", "effective_end"):
-            out[name] = _day(value, name, origin)
-        else:
-            out[name] = _text(value, name, origin)
-    return out
-
-
-def read_sidecar(path: Path) -> dict[str, Any]:
-    """A sidecar's fields, keys as in FLAGS; CorpusError when it is not a mapping or not YAML."""
-    data = read_data(path)
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise CorpusError([Problem(str(path), "", f"a sidecar is a mapping of these keys: {', '.join(FLAGS)}")])
-    return _values({str(k): v for k, v in data.items()}, str(path))
-
-
-def build_request(files: Sequence[Path], flags: Mapping[str, Any]) -> IngestRequest:
-    """The request the flags and the files' sidecars make together. A field given twice must agree
-    (lists are merged); --document, --version and --effective-start must come from one of them."""
-    if not files:
-        raise RequestError("FILE", "give at least one file to ingest")
-    merged: dict[str, Any] = _values(flags, "the command line")
-    origin = {name: "the command line" for name in merged}
-    for file in files:
-        side = sidecar_path(file)
-        if not side.is_file():
-            continue
-        for name, value in read_sidecar(side).items():
-            if name in _LISTS:
-                merged[name] = tuple(dict.fromkeys((*merged.get(name, ()), *value)))
-            elif name in merged and merged[name] != value:
-                raise RequestError(
-                    FLAGS[name],
-                    f"{side} gives {value!s} but {origin[name]} gives {merged[name]!s}; give it once or make them agree",
-                )
-            else:
-                merged[name] = value
-                origin.setdefault(name, str(side))
-    for name in _REQUIRED:
-        if name not in merged:
-            raise RequestError(FLAGS[name], f"required: give {FLAGS[name]} or put '{name}:' in {sidecar_path(files[0]).name}")
-    end = merged.get("effective_end")
-    if end is not None and end < merged["effective_start"]:
-        raise RequestError(
-            "--effective-end",
-            f"{end.isoformat()} is before --effective-start {merged['effective_start'].isoformat()}; "
-            "give a later date, or leave it out for an open-ended version",
-        )
-    if "kind" in merged and merged["kind"] not in DOCUMENT_KINDS:
-        raise RequestError("--kind", f"{merged['kind']!r} is not a document kind; use one of {', '.join(DOCUMENT_KINDS)}")
-    return IngestRequest(files=tuple(files), **merged)
-
+Progress = Callable[[str, int, int], None]  # (stage, done, total): "reading FILE", "pages" of it, "clauses"
 
 # -- provenance --------------------------------------------------------------------------------------
 
@@ -184,26 +68,41 @@ def source_of(files: Sequence[Path], reader: str) -> Source:
 
 @dataclass(frozen=True)
 class ReadVersion:
-    """The files read into one version's clauses, with the title they print and how many pages."""
+    """The files read into one version's clauses, with the title they print, pages and the report."""
 
     version: Version
     title: str | None
     pages: int
     chunked: bool
+    report: IngestReport
 
 
-def read_version(request: IngestRequest, *, title: str = "") -> ReadVersion:
+def read_version(request: IngestRequest, *, title: str = "", progress: Progress | None = None) -> ReadVersion:
     """Read the files, cut them into clauses that follow their structure, classify each clause."""
     for file in request.files:
         if not file.is_file():
             raise CorpusError([Problem(str(file), "", "no such file")])
-    read = read_files(request.files)
-    drafted = structure(read.blocks)
+    def reading(path: Path) -> None:
+        if progress is not None:
+            progress(f"reading {path.name}", 0, 1)
+
+    def page(done: int, total: int) -> None:
+        if progress is not None:
+            progress("pages", done, total)
+
+    read = read_files(request.files, on_file=reading, on_page=page)
+    drafted = structure(read.blocks, guess_title=not read.marks_title)
     if not drafted.clauses:
-        raise CorpusError([Problem(str(request.files[0]), "", "no text found to make clauses from; is the file empty?")])
+        raise CorpusError([Problem(
+            str(request.files[0]), "",
+            "no text found to make clauses from; give a document with text (a page made by scripts, or of images "
+            "only, has none)",
+        )])
     shown_title = drafted.title or read.title
     clauses = []
-    for draft in drafted.clauses:
+    for n, draft in enumerate(drafted.clauses):
+        if progress is not None and n % 50 == 0:
+            progress("clauses", n, len(drafted.clauses))
         meta = classify(draft.text, draft.headings, title=title or shown_title or "", chunk=draft.chunk)
         clauses.append(
             Clause(
@@ -214,10 +113,14 @@ def read_version(request: IngestRequest, *, title: str = "") -> ReadVersion:
                 article=draft.article,
                 page=draft.page,
                 page_label=draft.page_label,
+                page_end=draft.page_end,
+                page_end_label=draft.page_end_label if draft.page_end is not None else None,
                 benefit=meta.benefit,
                 coverage_type=meta.coverage_type,
             )
         )
+    if progress is not None:
+        progress("clauses", len(clauses), len(clauses))
     version = Version(
         version=request.version,
         effective_start=request.effective_start,
@@ -225,12 +128,13 @@ def read_version(request: IngestRequest, *, title: str = "") -> ReadVersion:
         source=source_of(request.files, read.reader),
         clauses=tuple(clauses),
     )
-    return ReadVersion(version, shown_title, read.pages, drafted.chunked)
+    report = build_report(read, drafted, version, request.effective_start)
+    return ReadVersion(version, shown_title, read.pages, drafted.chunked, report)
 
 
 # -- ingest ------------------------------------------------------------------------------------------
 
-Status = Literal["added", "unchanged", "planned"]
+Status = Literal["added", "attached", "unchanged", "planned"]
 
 
 @dataclass(frozen=True)
@@ -251,17 +155,10 @@ class IngestOutcome:
     read_files: bool = True  # False when the store already held this file and nothing was read
     fingerprint: str = ""
     warnings: tuple[str, ...] = field(default=())
-
-
-def code_system(code: str) -> str:
-    """The one system whose shape the code has; RequestError naming --code when none or several."""
-    systems = [s for s in CODE_SYSTEMS if has_shape(code, s)]
-    if len(systems) == 1:
-        return systems[0]
-    shapes = "; ".join(f"{s}: {SHAPE_HELP[s]}" for s in CODE_SYSTEMS)
-    if not systems:
-        raise RequestError("--code", f"{code!r} has no known code shape, so its system cannot be told; {shapes}")
-    raise RequestError("--code", f"{code!r} has the shape of several systems ({', '.join(systems)}); add it to the store with its system first")
+    attached: tuple[str, ...] = ()  # what was linked to a stored version: "plan X attached to existing version V of D"
+    new_version: bool = False  # whether the version itself was (or would be) added
+    names: tuple[tuple[str, str], ...] = ()  # (id, name) of each payer and plan created
+    report: IngestReport | None = None  # what was read; None when the file was already stored and not read
 
 
 def _document_fields(existing: Corpus, request: IngestRequest) -> tuple[str, str, str | None, Document | None]:
@@ -286,15 +183,24 @@ def _document_fields(existing: Corpus, request: IngestRequest) -> tuple[str, str
 
 def _links(existing: Corpus, request: IngestRequest, payer: str, kind: str) -> tuple[list[Payer], list[Plan], list[Code]]:
     """The payer, plans and codes to add (new ones, and plans whose riders list grows by this rider)."""
-    payers = [] if any(p.id == payer for p in existing.payers) else [Payer(id=payer, name=payer)]
+    stored_payer = next((p for p in existing.payers if p.id == payer), None)
+    if stored_payer is not None and request.payer_name is not None and request.payer_name != stored_payer.name:
+        raise RequestError("--payer-name", f"payer {payer} is stored with name {stored_payer.name!r}; a stored payer keeps "
+                                           "its name: leave --payer-name out")
+    payers = [] if stored_payer is not None else [Payer(id=payer, name=request.payer_name or payer)]
     stored_plans = {p.id: p for p in existing.plans}
+    names = dict(request.plan_names)
     plans: list[Plan] = []
     for plan_id in request.plans:
         plan = stored_plans.get(plan_id)
         if plan is not None and plan.payer != payer:
             raise RequestError("--plan", f"plan {plan_id} belongs to payer {plan.payer}, not {payer}")
+        if plan is not None and plan_id in names and names[plan_id] != plan.name:
+            raise RequestError("--plan-name", f"plan {plan_id} is stored with name {plan.name!r}; a stored plan keeps its "
+                                              "name: leave its --plan-name out")
         if plan is None:
-            plans.append(Plan(id=plan_id, payer=payer, name=plan_id, riders=(request.document,) if kind == "rider" else ()))
+            plans.append(Plan(id=plan_id, payer=payer, name=names.get(plan_id, plan_id),
+                              riders=(request.document,) if kind == "rider" else ()))
         elif kind == "rider" and request.document not in plan.riders:
             plans.append(plan.model_copy(update={"riders": (*plan.riders, request.document)}))
     if request.overrides and kind != "rider":
@@ -338,7 +244,9 @@ def _same_file_elsewhere(existing: Corpus, sha256: str, request: IngestRequest) 
     ]
 
 
-def ingest(store: CorpusStore, request: IngestRequest, *, dry_run: bool = False) -> IngestOutcome:
+def ingest(
+    store: CorpusStore, request: IngestRequest, *, dry_run: bool = False, progress: Progress | None = None
+) -> IngestOutcome:
     """Read the files into one version of the document and append it (with any new payer, plans and
     codes) in one transaction; or, with `dry_run`, say what would be appended and write nothing.
 
@@ -350,14 +258,14 @@ def ingest(store: CorpusStore, request: IngestRequest, *, dry_run: bool = False)
     stored_version = next((v for v in stored_doc.versions if v.version == request.version), None) if stored_doc else None
     payers, plans, codes = _links(existing, request, payer, kind)
     sha = source_of(request.files, "").sha256
-    pages, chunked, read_any = 0, False, True
+    pages, chunked, read_any, read_report = 0, False, True, None
     notes: list[str] = []
     if stored_version is not None and stored_version.source is not None and stored_version.source.sha256 == sha:
         version = stored_version.model_copy(update={"effective_start": request.effective_start, "effective_end": request.effective_end})
         shown_title, read_any = None, False
     else:
-        read = read_version(request, title=title or "")
-        version, shown_title, pages, chunked = read.version, read.title, read.pages, read.chunked
+        read = read_version(request, title=title or "", progress=progress)
+        version, shown_title, pages, chunked, read_report = read.version, read.title, read.pages, read.chunked, read.report
         if stored_version is not None:
             if tuple(stored_version.clauses) != tuple(version.clauses):
                 raise _changed_text(stored_version, version, request)
@@ -368,8 +276,15 @@ def ingest(store: CorpusStore, request: IngestRequest, *, dry_run: bool = False)
             version = stored_version.model_copy(update={"effective_start": request.effective_start, "effective_end": request.effective_end})
     warnings = _same_file_elsewhere(existing, sha, request)
     doc_plans = request.plans
-    if kind == "rider" and stored_doc is not None and stored_doc.plans and request.plans:
+    if stored_doc is not None and stored_doc.plans and request.plans:
         doc_plans = tuple(sorted({*stored_doc.plans, *request.plans}))
+    elif stored_doc is not None and request.plans and kind != "rider":
+        # a stored document of every plan stays one: naming a plan must not narrow it to that plan
+        doc_plans = ()
+        notes.append(f"document {request.document} applies to every plan of payer {payer}, so to "
+                     f"{', '.join(request.plans)} already")
+    if not (title or shown_title):
+        warnings.append(f"no title was found in the file: the file name {request.files[0].stem!r} is used; give --title")
     document = Document(
         id=request.document,
         payer=payer,
@@ -385,10 +300,13 @@ def ingest(store: CorpusStore, request: IngestRequest, *, dry_run: bool = False)
     if dry_run:
         plan = plan_append(existing, incoming, source=source)
         report = AddReport.from_plan(plan, existing.fingerprint(), plan.result.fingerprint())
-        status: Status = "planned" if report.changed else "unchanged"
     else:
         report = store.add(incoming, source=source)
-        status = "added" if report.changed else "unchanged"
+    new_version = (request.document, request.version) in report.versions
+    known = {p.id for p in existing.payers} | {p.id for p in existing.plans}
+    status: Status = "unchanged"
+    if report.changed:
+        status = "planned" if dry_run else ("added" if new_version else "attached")
     systems = {c.code: c.system for c in codes}
     return IngestOutcome(
         status=status,
@@ -404,5 +322,32 @@ def ingest(store: CorpusStore, request: IngestRequest, *, dry_run: bool = False)
         chunked=chunked,
         read_files=read_any,
         fingerprint=report.fingerprint,
-        warnings=tuple(warnings),
+        warnings=tuple(warnings) + tuple(read_report.warnings if read_report else ()),
+        attached=() if new_version or not report.changed else _attached(stored_doc, doc_plans, plans, request, kind),
+        new_version=new_version,
+        names=tuple((p.id, p.name) for p in payers if p.id not in known)
+        + tuple((p.id, p.name) for p in plans if p.id not in known),
+        report=read_report,
     )
+
+
+def _attached(
+    stored: Document | None, doc_plans: Sequence[str], plans: Sequence[Plan], request: IngestRequest, kind: str
+) -> tuple[str, ...]:
+    """What a re-ingest linked to a version the store already holds, said plainly."""
+    where = f"existing version {request.version} of {request.document}"
+    out = [f"plan {p} attached to {where}" for p in doc_plans if stored is not None and p not in stored.plans]
+    if kind == "rider":
+        out += [f"rider {request.document} attached to plan {p.id} ({where})" for p in plans if request.document in p.riders]
+    out += [f"code {c} attached to {request.document}" for c in request.codes if stored is not None and c not in stored.codes]
+    out += [f"override of {t} attached to {where}" for t in request.overrides if stored is not None and t not in stored.overrides]
+    return tuple(dict.fromkeys(out))
+
+
+def ingest_files(
+    store: CorpusStore, files: Sequence[Path], fields: Mapping[str, Any], *, dry_run: bool = False,
+    progress: Progress | None = None,
+) -> IngestOutcome:
+    """One call for the ways in (CLI, HTTP API): the request from the fields (keys as in FLAGS; the
+    files' sidecars are read too), then `ingest`. `outcome.report` is the ingest report."""
+    return ingest(store, build_request(files, fields), dry_run=dry_run, progress=progress)

@@ -146,9 +146,40 @@ BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: versions are never d
     + "".join(refuse_update_delete(t) for t in _APPEND_ONLY_TABLES)
 )
 
+# Every version's clause set is sealed (its content hash) when written; a sealed version takes no
+# more clauses, and an end date is set only with its recorded `version_closed` timeline event.
+_SEALS: Final = (
+    """
+CREATE TABLE version_seals (
+    version_id   INTEGER PRIMARY KEY REFERENCES versions(id),
+    content_hash TEXT NOT NULL,
+    clause_count INTEGER NOT NULL
+);
+CREATE TRIGGER clauses_no_insert_into_sealed_version BEFORE INSERT ON clauses
+WHEN EXISTS (SELECT 1 FROM version_seals WHERE version_id = NEW.version_id)
+BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: a version that has its clauses takes no more (ingest a new version)'); END;
+CREATE TRIGGER versions_close_is_recorded BEFORE UPDATE OF effective_end ON versions
+WHEN NOT EXISTS (
+    SELECT 1 FROM timeline_events t WHERE t.document_id = OLD.document_id AND t.kind = 'version_closed'
+    AND t.version = OLD.label AND t.date = NEW.effective_end
+)
+BEGIN SELECT RAISE(ABORT, 'the corpus store is append-only: a version is closed only with its recorded timeline event (version_closed)'); END;
+"""  # noqa: S608 - fixed DDL, no input
+    + refuse_update_delete("version_seals")
+)
+
 # (id, sql), applied in this order; ids are timestamped so their order reads at a glance.
+# A clause or table that runs onto later pages keeps its last page and the label printed there
+# (issue 13).
+_CLAUSE_PAGE_END: Final = """
+ALTER TABLE clauses ADD COLUMN page_end INTEGER;
+ALTER TABLE clauses ADD COLUMN page_end_label TEXT;
+"""
+
 MIGRATIONS: Final[list[tuple[str, str]]] = [
     ("m001_20250101_initial_schema", _INITIAL_SCHEMA),
+    ("m002_20261201_version_seals", _SEALS),
+    ("m003_20261201_clause_page_end", _CLAUSE_PAGE_END),
 ]
 
 

@@ -34,6 +34,7 @@ CoverageType = Literal["covered", "not_covered", "conditional", "unknown"]
 TermsAnchor = Literal["contract_date", "service_date"]
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LATE_OPTIONAL: Final = ("page_end", "page_end_label")  # clause fields added to v1 later: hashed only when given
 # Characters that make two ids look equal while differing, or hide text from a reader: NUL and the
 # other control characters (tab and line breaks are allowed in text, never in ids), zero-width and
 # joiner characters, bidirectional overrides and the byte-order mark.
@@ -164,6 +165,8 @@ class Clause(_Record):
     article: Text | None = None
     page: int | None = Field(default=None, ge=1)
     page_label: Text | None = None
+    page_end: int | None = Field(default=None, ge=1)  # the last physical page, when the clause runs over
+    page_end_label: Text | None = None  # the label printed on that page
     benefit: Text | None = None
     coverage_type: CoverageType | None = None
     criteria: Any = None  # policy as code (clauseguard.corpus.criteria); published with the corpus schema
@@ -174,6 +177,17 @@ class Clause(_Record):
         if not value.strip():
             raise ValueError("must not be empty")
         return value
+
+    @model_validator(mode="after")
+    def _pages_in_order(self) -> Clause:
+        if self.page_end is not None and (self.page is None or self.page_end <= self.page):
+            raise ValueError(
+                f"page_end {self.page_end} needs a page before it (page is {self.page}); give page_end only for a "
+                "clause that runs onto a later page"
+            )
+        if self.page_end_label is not None and self.page_end is None:
+            raise ValueError("page_end_label is the label of page_end; give page_end too, or leave both out")
+        return self
 
     @model_validator(mode="after")
     def _criteria_in_canonical_form(self) -> Clause:
@@ -247,8 +261,16 @@ class Corpus(_Record):
         )
 
     def canonical_json(self) -> str:
-        """The normalised corpus as one canonical JSON text (what the fingerprint hashes)."""
+        """The normalised corpus as one canonical JSON text (what the fingerprint hashes). The page
+        range fields added after v1 shipped are left out when empty, so a corpus without them keeps
+        the fingerprint it always had."""
         data = self.normalised().model_dump(mode="json", exclude_none=False)
+        for doc in data["documents"]:
+            for version in doc["versions"]:
+                for clause in version["clauses"]:
+                    for key in _LATE_OPTIONAL:
+                        if clause.get(key) is None:
+                            clause.pop(key, None)
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     def fingerprint(self) -> str:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -20,9 +19,24 @@ from types import TracebackType
 from typing import Any, Protocol, runtime_checkable
 
 from clauseguard.corpus.migrations import migrate
-from clauseguard.corpus.model import FORMAT_V1, Clause, Corpus
+from clauseguard.corpus.model import Clause, Corpus
+from clauseguard.corpus.sqlite_faults import classify, explain, lock_timeout
+from clauseguard.corpus.store_sql import (
+    CLAUSE_QUERY,
+    LINK_QUERIES,
+    Db,
+    VersionState,
+    read_corpus,
+    read_timeline,
+    seal_unsealed,
+    set_fingerprint,
+    stored_fingerprint,
+    unsealed_versions,
+    version_states,
+    write_plan,
+)
 from clauseguard.corpus.timeline import AppendPlan, TimelineEvent, plan_append
-from clauseguard.errors import CorpusError, NotFoundError, Problem
+from clauseguard.errors import ClauseguardError, CorpusError, EnvironmentFailure, Problem
 
 Clock = Callable[[], datetime]
 
@@ -52,6 +66,8 @@ class StoredClause:
     benefit: str | None = None
     coverage_type: str | None = None
     criteria: Any = None
+    page_end: int | None = None
+    page_end_label: str | None = None
     document_codes: tuple[str, ...] = ()  # codes the clause's document governs
     document_plans: tuple[str, ...] = ()  # plans it is limited to (empty: every plan of the payer)
     document_overrides: tuple[str, ...] = ()  # documents a rider overrides
@@ -66,6 +82,7 @@ class StoredClause:
                 "id": self.id, "section": self.section, "text": self.text, "kind": self.kind,
                 "article": self.article, "page": self.page, "page_label": self.page_label,
                 "benefit": self.benefit, "coverage_type": self.coverage_type, "criteria": self.criteria,
+                "page_end": self.page_end, "page_end_label": self.page_end_label,
             }
         )
 
@@ -125,7 +142,11 @@ class AddReport:
 
 @runtime_checkable
 class CorpusStore(Protocol):
-    """Where the corpus lives: append-only, read whole at start-up, re-read by clause id to verify."""
+    """Where the corpus lives: append-only, read whole at start-up, re-read by clause id to verify.
+
+    Backends: `SqliteStore` (embedded default) and `corpus.postgres_store.PostgresStore`."""
+
+    location: str  # the file path, or the URL without its password: what messages and audit rows name
 
     def is_empty(self) -> bool:
         """True while the store holds no document."""
@@ -141,6 +162,14 @@ class CorpusStore(Protocol):
 
     def fingerprint(self) -> str:
         """The fingerprint of the stored corpus (as `Corpus.fingerprint()`)."""
+        ...
+
+    def stored_fingerprint(self) -> str | None:
+        """The fingerprint the last append wrote (one row: what instances compare before each request)."""
+        ...
+
+    def version_states(self) -> dict[str, VersionState]:
+        """Every version's clause hash now, its seal and its end date (what replay checks)."""
         ...
 
     def clause(self, clause_id: str) -> StoredClause | None:
@@ -166,16 +195,30 @@ class CorpusStore(Protocol):
     def close(self) -> None: ...
 
 
-def _iso(day: date | None) -> str | None:
-    return None if day is None else day.isoformat()
+class SqliteDb:
+    """A sqlite3 connection in the shape `store_sql` speaks (it already uses `?` placeholders)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, tuple(params)).fetchall()
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self.conn.execute(sql, tuple(params)).rowcount
+
+    def many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, [tuple(p) for p in params])
 
 
-def _day(text: str | None) -> date | None:
-    return None if text is None else date.fromisoformat(text)
-
-
-def _criteria_json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+def store_fault(path: Path | str, exc: BaseException, doing: str) -> ClauseguardError:
+    """A user's store that cannot be used, told as locked (EnvironmentFailure) or corrupt (CorpusError)."""
+    if classify(exc) == "locked":
+        return EnvironmentFailure(str(path), f"the store {doing}: {explain(exc)}")
+    if classify(exc) == "corrupt":
+        return CorpusError([Problem(str(path), "", f"is not a usable clauseguard store: {explain(exc)}; "
+                                    "point --store at a clauseguard store file, or at a new file")])
+    return CorpusError([Problem(str(path), "", f"the store {doing}: {explain(exc)}")])
 
 
 class SqliteStore:
@@ -186,23 +229,24 @@ class SqliteStore:
 
     def __init__(self, path: Path | str, *, clock: Clock = utc_now) -> None:
         self.path = Path(path)
+        self.location = str(path)
         self._clock = clock
         self._lock = threading.RLock()
         try:
             self._conn = sqlite3.connect(
-                str(path), isolation_level=None, timeout=30.0, check_same_thread=False
+                str(path), isolation_level=None, timeout=lock_timeout(), check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise CorpusError([Problem(str(path), "", f"cannot open the store: {exc}")]) from exc
+            raise CorpusError([Problem(str(path), "", f"cannot open the store: {explain(exc)}")]) from exc
         try:
             self._conn.execute("PRAGMA foreign_keys = ON")
             migrate(self._conn, clock)
+            if unsealed_versions(SqliteDb(self._conn)):  # a store written before seals existed
+                with self._transaction("IMMEDIATE") as conn:
+                    seal_unsealed(SqliteDb(conn))
         except sqlite3.Error as exc:
             self._conn.close()
-            raise CorpusError(
-                [Problem(str(path), "", f"is not a usable clauseguard store ({exc}); "
-                         "point --store at a clauseguard store file, or at a new file")]
-            ) from exc
+            raise store_fault(path, exc, "cannot be opened") from exc
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
@@ -224,145 +268,52 @@ class SqliteStore:
                 raise
             self._conn.execute("COMMIT")
 
+    @contextmanager
+    def _reading(self, doing: str) -> Iterator[SqliteDb]:
+        """One snapshot read, even while another process appends; locked vs corrupt told apart."""
+        try:
+            with self._transaction() as conn:
+                yield SqliteDb(conn)
+        except sqlite3.Error as exc:
+            raise store_fault(self.path, exc, doing) from exc
+
     # -- reading -----------------------------------------------------------------------------
 
     def is_empty(self) -> bool:
-        with self._lock:
-            return self._conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None
+        with self._reading("cannot be read") as db:
+            return not db.rows("SELECT 1 FROM documents LIMIT 1")
 
     def corpus(self) -> Corpus:
-        with self._transaction() as conn:  # one snapshot, even while another process appends
-            return self._read_corpus(conn)
+        with self._reading("cannot be read") as db:
+            return read_corpus(db, str(self.path))
 
     def fingerprint(self) -> str:
         return self.corpus().fingerprint()
 
-    def _read_corpus(self, conn: sqlite3.Connection) -> Corpus:
-        """The stored corpus in a fixed number of queries (one per table), whatever its size."""
-        riders: dict[str, list[str]] = defaultdict(list)
-        for plan_id, rider in conn.execute("SELECT plan_id, rider FROM plan_riders ORDER BY plan_id, rider"):
-            riders[plan_id].append(rider)
-        links: dict[str, dict[str, list[str]]] = {name: defaultdict(list) for name in ("codes", "plans", "overrides")}
-        for name, sql in (
-            ("codes", "SELECT document_id, code FROM document_codes ORDER BY document_id, code"),
-            ("plans", "SELECT document_id, plan_id FROM document_plans ORDER BY document_id, plan_id"),
-            ("overrides", "SELECT document_id, target FROM document_overrides ORDER BY document_id, target"),
-        ):
-            for doc_id, value in conn.execute(sql):
-                links[name][doc_id].append(value)
-        clauses: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for row in conn.execute(
-            "SELECT version_id, id, section, text, kind, article, page, page_label, benefit, coverage_type, criteria "
-            "FROM clauses ORDER BY version_id, position"
-        ):
-            clauses[row[0]].append(
-                {
-                    "id": row[1], "section": row[2], "text": row[3], "kind": row[4], "article": row[5],
-                    "page": row[6], "page_label": row[7], "benefit": row[8], "coverage_type": row[9],
-                    "criteria": None if row[10] is None else json.loads(row[10]),
-                }
-            )
-        versions: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for vid, doc_id, label, start, end, sfile, ssha, sreader in conn.execute(
-            "SELECT id, document_id, label, effective_start, effective_end, source_file, source_sha256, "
-            "source_reader FROM versions ORDER BY document_id, effective_start, label"
-        ):
-            versions[doc_id].append(
-                {
-                    "version": label, "effective_start": start, "effective_end": end,
-                    "source": None if sfile is None else {"file": sfile, "sha256": ssha, "reader": sreader},
-                    "clauses": clauses.get(vid, []),
-                }
-            )
-        data = {
-            "format": FORMAT_V1,
-            "payers": [{"id": i, "name": n} for i, n in conn.execute("SELECT id, name FROM payers ORDER BY id")],
-            "plans": [
-                {"id": i, "payer": p, "name": n, "riders": riders.get(i, [])}
-                for i, p, n in conn.execute("SELECT id, payer, name FROM plans ORDER BY id")
-            ],
-            "contracts": [
-                {"id": i, "plan": p, "holder": h, "effective_date": s, "end_date": e, "terms_anchor": a}
-                for i, p, h, s, e, a in conn.execute(
-                    "SELECT id, plan, holder, effective_date, end_date, terms_anchor FROM contracts ORDER BY id"
-                )
-            ],
-            "codes": [
-                {"code": c, "system": s, "descriptor": d}
-                for c, s, d in conn.execute("SELECT code, system, descriptor FROM codes ORDER BY code")
-            ],
-            "documents": [
-                {
-                    "id": i, "payer": p, "kind": k, "title": t,
-                    "codes": links["codes"].get(i, []), "plans": links["plans"].get(i, []),
-                    "overrides": links["overrides"].get(i, []), "versions": versions.get(i, []),
-                }
-                for i, p, k, t in conn.execute("SELECT id, payer, kind, title FROM documents ORDER BY id")
-            ],
-        }
-        return Corpus.model_validate(data).normalised()
+    def stored_fingerprint(self) -> str | None:
+        with self._reading("cannot be read") as db:
+            return stored_fingerprint(db)
+
+    def version_states(self) -> dict[str, VersionState]:
+        with self._reading("cannot be read") as db:
+            return version_states(db)
 
     def clause(self, clause_id: str) -> StoredClause | None:
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT c.id, d.id, d.title, d.kind, d.payer, v.label, v.effective_start, v.effective_end, "
-                "c.section, c.text, c.kind, c.article, c.page, c.page_label, c.benefit, c.coverage_type, c.criteria "
-                "FROM clauses c JOIN versions v ON v.id = c.version_id JOIN documents d ON d.id = v.document_id "
-                "WHERE c.id = ?",
-                (clause_id,),
-            ).fetchone()
-            if row is None:
-                return None
-            links = {
-                table: tuple(
-                    r[0]
-                    for r in self._conn.execute(
-                        f"SELECT {column} FROM {table} WHERE document_id = ? ORDER BY {column}",  # noqa: S608
-                        (row[1],),
-                    )
-                )
-                for table, column in (
-                    ("document_codes", "code"), ("document_plans", "plan_id"), ("document_overrides", "target")
-                )
-            }
-        start = _day(row[6])
-        assert start is not None
-        return StoredClause(
-            id=row[0], document_id=row[1], document_title=row[2], document_kind=row[3], payer=row[4],
-            version=row[5], effective_start=start, effective_end=_day(row[7]), section=row[8],
-            text=row[9], kind=row[10], article=row[11], page=row[12], page_label=row[13], benefit=row[14],
-            coverage_type=row[15], criteria=None if row[16] is None else json.loads(row[16]),
-            document_codes=links["document_codes"], document_plans=links["document_plans"],
-            document_overrides=links["document_overrides"],
-        )
+        with self._reading("cannot be read") as db:
+            return stored_clause(db, clause_id)
 
     def document_codes(self, document_id: str) -> tuple[str, ...]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT code FROM document_codes WHERE document_id = ? ORDER BY code", (document_id,)
-            ).fetchall()
-        return tuple(r[0] for r in rows)
+        with self._reading("cannot be read") as db:
+            return tuple(r[0] for r in db.rows(LINK_QUERIES[0][1], (document_id,)))
 
     def plan_riders(self, plan_id: str) -> tuple[str, ...]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT rider FROM plan_riders WHERE plan_id = ? ORDER BY rider", (plan_id,)
-            ).fetchall()
-        return tuple(r[0] for r in rows)
+        with self._reading("cannot be read") as db:
+            return tuple(r[0] for r in db.rows("SELECT rider FROM plan_riders WHERE plan_id = ? ORDER BY rider",
+                                               (plan_id,)))
 
     def timeline(self, document_id: str, *, with_recorded_at: bool = False) -> list[TimelineEvent]:
-        with self._transaction() as conn:
-            if conn.execute("SELECT 1 FROM documents WHERE id = ?", (document_id,)).fetchone() is None:
-                raise NotFoundError("document", document_id, "list the documents with `clauseguard corpus stats`")
-            rows = conn.execute(
-                "SELECT document_id, kind, version, date, detail, recorded_at FROM timeline_events "
-                "WHERE document_id = ? ORDER BY seq",
-                (document_id,),
-            ).fetchall()
-        return [
-            TimelineEvent(d, k, v, date.fromisoformat(day), detail, recorded if with_recorded_at else None)
-            for d, k, v, day, detail, recorded in rows
-        ]
+        with self._reading("cannot be read") as db:
+            return read_timeline(db, document_id, with_recorded_at)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -370,95 +321,11 @@ class SqliteStore:
         """Append `corpus` in one transaction: everything it adds is written, or nothing is."""
         try:
             with self._transaction("IMMEDIATE") as conn:
-                existing = self._read_corpus(conn)
-                plan = plan_append(existing, corpus, source=source)
-                before = existing.fingerprint()
-                if not plan.changed:
-                    return AddReport(fingerprint_before=before, fingerprint=before, notes=plan.notes)
-                self._write(conn, plan)
-                after = self._read_corpus(conn).fingerprint()
-                expected = plan.result.fingerprint()
-                if after != expected:  # a bug, never a user error: refuse to commit a store we cannot read back
-                    raise CorpusError(
-                        [Problem(str(self.path), "", f"the store read back as {after}, expected {expected}; nothing was written")]
-                    )
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('fingerprint', ?) "
-                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    (after,),
-                )
-                conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?)", (FORMAT_V1,))
-                return AddReport.from_plan(plan, before, after)
+                return append(SqliteDb(conn), corpus, source, self._clock, str(self.path))
         except sqlite3.Error as exc:
+            if classify(exc) == "locked":
+                raise store_fault(self.path, exc, "could not be written, nothing was written") from exc
             raise CorpusError([Problem(str(self.path), "", f"could not write the store, nothing was written: {exc}")]) from exc
-
-    def _write(self, conn: sqlite3.Connection, plan: AppendPlan) -> None:
-        recorded_at = self._clock().isoformat(timespec="seconds")
-        conn.executemany("INSERT INTO payers (id, name) VALUES (?, ?)", [(p.id, p.name) for p in plan.payers])
-        conn.executemany(
-            "INSERT INTO plans (id, payer, name) VALUES (?, ?, ?)", [(p.id, p.payer, p.name) for p in plan.plans]
-        )
-        riders = [(p.id, r) for p in plan.plans for r in p.riders]
-        riders += [(link.owner_id, r) for link in plan.links if link.owner == "plan" for r in link.values]
-        conn.executemany("INSERT INTO plan_riders (plan_id, rider) VALUES (?, ?)", riders)
-        conn.executemany(
-            "INSERT INTO contracts (id, plan, holder, effective_date, end_date, terms_anchor) VALUES (?, ?, ?, ?, ?, ?)",
-            [(c.id, c.plan, c.holder, _iso(c.effective_date), _iso(c.end_date), c.terms_anchor) for c in plan.contracts],
-        )
-        conn.executemany(
-            "INSERT INTO codes (code, system, descriptor) VALUES (?, ?, ?)",
-            [(c.code, c.system, c.descriptor) for c in plan.codes],
-        )
-        conn.executemany(
-            "INSERT INTO documents (id, payer, kind, title) VALUES (?, ?, ?, ?)",
-            [(d.id, d.payer, d.kind, d.title) for d in plan.documents],
-        )
-        doc_links: dict[str, list[tuple[str, str]]] = {
-            name: [(d.id, x) for d in plan.documents for x in getattr(d, name)]
-            for name in ("codes", "plans", "overrides")
-        }
-        for link in plan.links:
-            if link.owner == "document":
-                doc_links[link.field] += [(link.owner_id, x) for x in link.values]
-        conn.executemany("INSERT INTO document_codes (document_id, code) VALUES (?, ?)", doc_links["codes"])
-        conn.executemany("INSERT INTO document_plans (document_id, plan_id) VALUES (?, ?)", doc_links["plans"])
-        conn.executemany("INSERT INTO document_overrides (document_id, target) VALUES (?, ?)", doc_links["overrides"])
-        for closed in plan.closed:
-            cursor = conn.execute(
-                "UPDATE versions SET effective_end = ? WHERE document_id = ? AND label = ? AND effective_end IS NULL",
-                (_iso(closed.effective_end), closed.document_id, closed.version),
-            )
-            if cursor.rowcount != 1:
-                raise CorpusError(
-                    [Problem(str(self.path), "", f"version {closed.version} of {closed.document_id} is no longer open-ended; nothing was written")]
-                )
-        for nv in plan.versions:
-            v = nv.version
-            cursor = conn.execute(
-                "INSERT INTO versions (document_id, label, effective_start, effective_end, source_file, source_sha256, "
-                "source_reader) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    nv.document_id, v.version, _iso(v.effective_start), _iso(v.effective_end),
-                    v.source.file if v.source else None, v.source.sha256 if v.source else None,
-                    v.source.reader if v.source else None,
-                ),
-            )
-            version_id = cursor.lastrowid
-            conn.executemany(
-                "INSERT INTO clauses (id, version_id, position, section, text, kind, article, page, page_label, "
-                "benefit, coverage_type, criteria) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        c.id, version_id, position, c.section, c.text, c.kind, c.article, c.page, c.page_label,
-                        c.benefit, c.coverage_type, _criteria_json(c.criteria),
-                    )
-                    for position, c in enumerate(v.clauses)
-                ],
-            )
-        conn.executemany(
-            "INSERT INTO timeline_events (document_id, kind, version, date, detail, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [(e.document_id, e.kind, e.version, e.date.isoformat(), e.detail, recorded_at) for e in plan.events],
-        )
 
     # -- handles ------------------------------------------------------------------------------
 
@@ -468,3 +335,42 @@ class SqliteStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def stored_clause(db: Db, clause_id: str) -> StoredClause | None:
+    """A cold read of one clause with its document, version and the document's links."""
+    found = db.rows(CLAUSE_QUERY, (clause_id,))
+    if not found:
+        return None
+    row = found[0]
+    links = {table: tuple(r[0] for r in db.rows(sql, (row[1],))) for table, sql in LINK_QUERIES}
+    start = _day(row[6])
+    assert start is not None
+    return StoredClause(
+        id=row[0], document_id=row[1], document_title=row[2], document_kind=row[3], payer=row[4],
+        version=row[5], effective_start=start, effective_end=_day(row[7]), section=row[8],
+        text=row[9], kind=row[10], article=row[11], page=row[12], page_label=row[13], benefit=row[14],
+        coverage_type=row[15], criteria=None if row[16] is None else json.loads(row[16]),
+        page_end=row[17], page_end_label=row[18], document_codes=links["document_codes"], document_plans=links["document_plans"],
+        document_overrides=links["document_overrides"],
+    )
+
+
+def _day(text: str | None) -> date | None:
+    return None if text is None else date.fromisoformat(str(text))
+
+
+def append(db: Db, corpus: Corpus, source: str, clock: Clock, where: str) -> AddReport:
+    """The append of every backend, inside its writing transaction: plan, write, read back, check."""
+    existing = read_corpus(db, where)
+    plan = plan_append(existing, corpus, source=source)
+    before = existing.fingerprint()
+    if not plan.changed:
+        return AddReport(fingerprint_before=before, fingerprint=before, notes=plan.notes)
+    write_plan(db, plan, clock().isoformat(timespec="seconds"), where)
+    after = read_corpus(db, where).fingerprint()
+    expected = plan.result.fingerprint()
+    if after != expected:  # a bug, never a user error: refuse to commit a store we cannot read back
+        raise CorpusError([Problem(where, "", f"the store read back as {after}, expected {expected}; nothing was written")])
+    set_fingerprint(db, after)
+    return AddReport.from_plan(plan, before, after)

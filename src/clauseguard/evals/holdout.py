@@ -205,4 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # run the imported module's main, so scorers registered against it are the ones used
+    from clauseguard.evals import holdout
+
+    sys.exit(holdout.main())

@@ -1,7 +1,8 @@
 """The `clauseguard` command: parse arguments, call the corpus and engine functions, render.
 
 Thin by design: no rule of the domain lives here. `--json` prints exactly one JSON document on
-stdout; every error is one line on stderr with exit status 2.
+stdout; every error is one line on stderr with exit status 2. Only typer and the standard library
+load at start: each command imports what it needs, so `--help` and a search pay for nothing else.
 """
 
 from __future__ import annotations
@@ -10,31 +11,29 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from clauseguard.corpus.loader import DEMO, demo_corpus_path, load_path
-from clauseguard.corpus.model import corpus_json_schema
-from clauseguard.corpus.sources import Opened, open_corpus
-from clauseguard.corpus.stats import corpus_stats
-from clauseguard.engine import Engine
-from clauseguard.errors import ClauseguardError, CorpusError
-from clauseguard.interfaces import eval_commands, ingest_commands, serve_commands
-from clauseguard.interfaces.render import render_compare, render_determination, render_search
-from clauseguard.models.config import from_environment as model_from_environment
-from clauseguard.requests import (
-    DEFAULT_K,
-    DEFAULT_THRESHOLD,
-    CompareRequest,
-    DeterminationRequest,
-    SearchRequest,
-    parse_request,
+from clauseguard.errors import ClauseguardError, CorpusError, EnvironmentFailure
+from clauseguard.interfaces import (
+    batch_commands,
+    demo_commands,
+    eval_commands,
+    ingest_commands,
+    reading_commands,
+    record_commands,
+    serve_commands,
 )
-from clauseguard.responses import AnswerModel
+from clauseguard.interfaces.console import out
+
+if TYPE_CHECKING:
+    from clauseguard.corpus.sources import Opened
+    from clauseguard.engine import Engine
+
+DEFAULT_THRESHOLD: Final = 0.62  # as clauseguard.requests (kept here so --help needs no import)
+DEFAULT_K: Final = 3
+DEMO: Final = "demo"
 
 app = typer.Typer(
     name="clauseguard",
@@ -42,18 +41,15 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's own help: rich's help renderer alone costs 0.1 s at every --help
 )
-corpus_app = typer.Typer(help="Validate, describe and export a corpus.", no_args_is_help=True)
+corpus_app = typer.Typer(help="Validate, describe and export a corpus.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(corpus_app, name="corpus")
-model_app = typer.Typer(help="The optional model backend: status of the configured model.", no_args_is_help=True)
+model_app = typer.Typer(help="The optional model backend: status of the configured model.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(model_app, name="model")
 
-# Wrapped at word boundaries to a terminal's width; piped output is left unwrapped for scripts and greps.
-out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
-
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
-MODEL_HELP = ("Model for this command only: PROVIDER:MODEL[@BASE_URL] (openai-compatible, ollama, anthropic), "
-              "or 'none'. Default: CLAUSEGUARD_MODEL_PROVIDER / CLAUSEGUARD_MODEL / CLAUSEGUARD_MODEL_BASE_URL.")
+MODEL_HELP: Final = demo_commands.MODEL_HELP
 
 
 @dataclass
@@ -62,18 +58,32 @@ class Options:
 
     corpus: str | None
     store: str | None
+    store_url: str | None = None
     _opened: Opened | None = None
     _engine: Engine | None = None
 
     def opened(self) -> Opened:
         if self._opened is None:
-            self._opened = open_corpus(self.corpus, self.store)
+            from clauseguard.corpus.sources import open_corpus
+
+            self._opened = open_corpus(self.corpus, self.store, self.store_url)
         return self._opened
 
-    def engine(self, model: str | None = None, *, with_model: bool = False) -> Engine:
-        """The engine; `with_model` adds the configured model (the environment, `model` overriding it)."""
+    def engine(self, model: str | None = None, *, with_model: bool = False, deployed: bool = True) -> Engine:
+        """The engine; `with_model` adds the configured model (the environment, `model` overriding it);
+        `deployed` applies the deployment's gate policy (CLAUSEGUARD_GATE_POLICY; eval measures the rules alone)."""
         if self._engine is None:
-            self._engine = Engine(self.opened(), model=model_from_environment(model) if with_model else None)
+            from clauseguard.deployment import policy_from_environment
+            from clauseguard.engine import Engine
+            from clauseguard.gate import DEFAULT_POLICY
+
+            model_config = None
+            if with_model:
+                from clauseguard.models.config import from_environment as model_from_environment
+
+                model_config = model_from_environment(model)
+            policy = policy_from_environment() if deployed else DEFAULT_POLICY
+            self._engine = Engine(self.opened(), model=model_config, policy=policy)
         return self._engine
 
 
@@ -92,8 +102,13 @@ def _global(
         str | None,
         typer.Option("--store", help="Path of the store file (default: $CLAUSEGUARD_HOME/store.sqlite)."),
     ] = None,
+    store_url: Annotated[
+        str | None,
+        typer.Option("--store-url", help="sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DB "
+                     "(default: CLAUSEGUARD_STORE_URL, else the SQLite store file)."),
+    ] = None,
 ) -> None:
-    ctx.obj = Options(corpus=corpus, store=store)
+    ctx.obj = Options(corpus=corpus, store=store, store_url=store_url)
 
 
 def _options(ctx: typer.Context) -> Options:
@@ -104,8 +119,9 @@ def _options(ctx: typer.Context) -> Options:
 
 def print_json(data: Any) -> None:
     """One JSON document, keys in a stable order, on stdout (a typed answer in its JSON form)."""
-    if isinstance(data, AnswerModel):
-        data = data.as_json()
+    as_json = getattr(data, "as_json", None)
+    if callable(as_json):
+        data = as_json()
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -127,6 +143,11 @@ def corpus_validate(
     as_json: JsonFlag = False,
 ) -> None:
     """Check a corpus without loading it into any store."""
+    from pathlib import Path
+
+    from clauseguard.corpus.loader import demo_corpus_path, load_path
+    from clauseguard.corpus.stats import corpus_stats
+
     target = path or _options(ctx).corpus
     if target is None:
         raise CorpusError("give the corpus to check: clauseguard corpus validate PATH (or --corpus PATH)")
@@ -144,6 +165,10 @@ def corpus_validate(
 @corpus_app.command("stats")
 def corpus_stats_command(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Counts of payers, plans, contracts, codes, documents, versions and clauses."""
+    from rich.table import Table
+
+    from clauseguard.corpus.stats import corpus_stats
+
     opened = _options(ctx).opened()
     stats = corpus_stats(opened.corpus)
     if as_json:
@@ -160,22 +185,12 @@ def corpus_stats_command(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 @corpus_app.command("schema")
 def corpus_schema() -> None:
     """Print the JSON Schema of the corpus interchange format v1."""
+    from clauseguard.corpus.model import corpus_json_schema
+
     print_json(corpus_json_schema())
 
 
 # ----------------------------------------------------------------------------- lookups
-
-
-def render_timeline(timeline: dict[str, Any]) -> None:
-    table = Table(title=f"{timeline['document_id']} — {timeline['title']} ({timeline['kind']})")
-    for col in ("version", "effective start", "effective end", "clauses"):
-        table.add_column(col)
-    for v in timeline["versions"]:
-        table.add_row(v["version"], v["effective_start"], v["effective_end"] or "open-ended", str(v["clauses"]))
-    out.print(table)
-    for event in timeline["events"]:
-        if event["kind"] == "version_closed":
-            out.print(f"  {event['date']}: {event['detail']}")
 
 
 @app.command("versions")
@@ -185,8 +200,10 @@ def versions_command(
     as_json: JsonFlag = False,
 ) -> None:
     """The version timeline of one document."""
+    from clauseguard.interfaces.render import render_timeline
+
     timeline = _options(ctx).engine().versions(document_id)
-    emit(timeline, as_json, lambda _console, data: render_timeline(data))
+    emit(timeline, as_json, render_timeline)
 
 
 @app.command("clause")
@@ -228,7 +245,10 @@ def search_command(
     as_json: JsonFlag = False,
 ) -> None:
     """Answer a question over the terms that govern a contract, or a plan on a date, with sources."""
-    data: dict[str, Any] = {"question": question, "threshold": threshold, "k": k, "codes": list(code or [])}
+    from clauseguard.interfaces.render import render_search
+    from clauseguard.requests import SearchRequest, parse_request
+
+    data: dict[str, Any] = {"question": question, "threshold": threshold, "k": k, "procedure_codes": list(code or [])}
     for key, value in (("contract_id", contract), ("payer_id", payer), ("plan_id", plan),
                        ("effective_date", effective_date)):
         if value is not None:
@@ -252,6 +272,9 @@ def ask_command(
     model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
 ) -> None:
     """A structured determination: gate, outcome, verified citations, every criterion mapped to a fact."""
+    from clauseguard.interfaces.render import render_determination
+    from clauseguard.requests import DeterminationRequest, parse_request
+
     request = parse_request(DeterminationRequest, {
         "payer_id": payer, "plan_id": plan, "procedure_codes": list(code or []), "diagnosis_codes": list(dx or []),
         "as_of_date": as_of, "narrative": narrative, "question": question,
@@ -272,6 +295,9 @@ def compare_command(
     as_json: JsonFlag = False,
 ) -> None:
     """Answer one question against two targets and list their differences point by point."""
+    from clauseguard.interfaces.render import render_compare
+    from clauseguard.requests import CompareRequest, parse_request
+
     data: dict[str, Any] = {"question": question, "a": a, "b": b, "threshold": threshold, "k": k}
     if as_of is not None:
         data["as_of_date"] = as_of
@@ -297,89 +323,24 @@ def replay_command(
             out.print(f"  differs: {key}")
         for clause_id in result["tampered_clauses"]:
             out.print(f"  clause text changed in the store: {clause_id}")
+        for key in result.get("tampered_versions", []):
+            out.print(f"  version changed behind the store's back (seal or end date): {key}")
+        for closed in result.get("closed_since", []):
+            out.print(f"  closed since, by its recorded timeline event: {closed['version']} on {closed['effective_end']}")
     if not result["match"]:
         raise typer.Exit(1)
 
 
-# ----------------------------------------------------------------------------- demo
-
-
-# The demo's requests: the design's dental implant case, the same question after the 2024 terms,
-# the group vs individual wording of one rider, and one determination either side of a version date.
-DEMO_SEARCHES: Final = (
-    {"contract_id": "CT-48213", "question": "dental implant: coverage, annual cap, waiting period",
-     "threshold": 0.62, "k": 3},
-    {"contract_id": "CT-51877", "question": "dental implant: coverage, annual cap, waiting period",
-     "threshold": 0.62, "k": 3},
-)
-DEMO_COMPARE: Final = {"question": "hospital cash: waiting period, nightly amount, exclusions",
-                       "a": "rider:GRP-RID-HOSPCASH", "b": "rider:IND-RID-HOSPCASH"}
-DEMO_DETERMINATION: Final = {
-    "payer_id": "KHP", "plan_id": "KHP-HMO-CORE", "procedure_codes": ["29881"], "diagnosis_codes": ["S83.511D"],
-    "narrative": "Medial meniscal tear confirmed on MRI, with locking and catching. Six weeks of supervised "
-                 "physical therapy without adequate relief.",
-    "question": "Is arthroscopic meniscectomy covered?",
-}
-DEMO_DATES: Final = ("2023-12-31", "2024-01-01")
-
-
-@app.command("demo")
-def demo_command(ctx: typer.Context) -> None:
-    """Run the main job on the bundled demo corpus (no setup needed)."""
-    engine = Engine(open_corpus(DEMO, None))
-    stats = corpus_stats(engine.corpus)
-    out.rule("clauseguard demo — the bundled corpus")
-    out.print(
-        f"{stats['payers']} payers, {stats['plans']} plans, {stats['contracts']} contracts, "
-        f"{stats['documents']} documents ({', '.join(f'{k} {v}' for k, v in stats['documents_by_kind'].items())}), "
-        f"{stats['versions']} versions, {stats['clauses']} clauses; fingerprint {stats['fingerprint']}"
-    )
-    render_timeline(engine.versions("GRP-TERMS"))
-    for request in DEMO_SEARCHES:
-        out.rule(f"search: {request['contract_id']} — {request['question']}")
-        render_search(out, engine.search(request))
-    out.rule(f"compare: {DEMO_COMPARE['a']} vs {DEMO_COMPARE['b']}")
-    render_compare(out, engine.compare(DEMO_COMPARE))
-    for day in DEMO_DATES:
-        out.rule(f"determination: meniscectomy on {day} (KHP-MP-0224 changes on 2024-01-01)")
-        render_determination(out, engine.determine({**DEMO_DETERMINATION, "as_of_date": day}))
-
-
-# ----------------------------------------------------------------------------- model
-
-
-@model_app.command("status")
-def model_status_command(
-    model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
-    as_json: JsonFlag = False,
-) -> None:
-    """The configured model, whether it answers, and the budget left (never shows a key)."""
-    from clauseguard.models import model_status
-
-    status = model_status(model)
-    if as_json:
-        print_json(status)
-        return
-    if not status["configured"]:
-        out.print(status["detail"])
-        return
-    style = "green" if status["reachable"] else "red"
-    out.print(f"[bold]{status['provider']}:{status['model']}[/bold] at {status['base_url']} — "
-              f"[{style}]{'reachable' if status['reachable'] else 'not reachable'}[/]; API key {status['api_key']}")
-    for check in status["endpoints"]:
-        out.print(f"  {check['model']}: {check['detail']}")
-    for role, settings in status["roles"].items():
-        out.print(f"  {role}: {'on' if settings['enabled'] else 'off'} — {settings['model']}")
-    budget = status["budget"]
-    left = "no monthly budget" if budget["budget_usd"] is None else f"${budget['remaining_usd']} of ${budget['budget_usd']} left"
-    out.print(f"  spent ${budget['spent_usd']} in {budget['month']}; {left}; price {status['price']['source']}")
-
-
 eval_commands.register(
-    app, lambda ctx: _options(ctx).engine(ctx.meta.get(eval_commands.MODEL_META_KEY), with_model=True).warm_up()
+    app,
+    lambda ctx: _options(ctx).engine(ctx.meta.get(eval_commands.MODEL_META_KEY), with_model=True, deployed=False).warm_up(),
 )
 ingest_commands.register(app, corpus_app)
+reading_commands.register(corpus_app)
 serve_commands.register(app)
+record_commands.register(app)
+demo_commands.register(app, model_app)
+batch_commands.register(app)
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -388,6 +349,12 @@ serve_commands.register(app)
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; map every error to one line on stderr and exit status 2."""
     args = sys.argv[1:] if argv is None else argv
+    undecodable = next((a for a in args if any(0xDC80 <= ord(ch) <= 0xDCFF for ch in a)), None)
+    if undecodable is not None:  # the OS gave bytes that are not text in this locale's encoding
+        shown = undecodable.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        sys.stderr.write(f"error: the argument {shown!r} is not valid {sys.getfilesystemencoding()} text; "
+                         "give ids, dates and questions as UTF-8 text\n")
+        return 2
     command = typer.main.get_command(app)
     try:
         result = command.main(args=args, prog_name="clauseguard", standalone_mode=False)
@@ -398,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write("error: the corpus has problems:\n")
             sys.stderr.writelines(f"  {p}\n" for p in exc.problems)
         return 2
+    except EnvironmentFailure as exc:  # the machine failed, not the input: exit 3
+        sys.stderr.write(f"error: {exc}\n")
+        return 3
     except ClauseguardError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2

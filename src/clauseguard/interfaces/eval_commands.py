@@ -12,39 +12,26 @@ import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from clauseguard.corpus.loader import DEMO, load_demo, load_path
-from clauseguard.corpus.model import Corpus
 from clauseguard.errors import ClauseguardError
-from clauseguard.evals.baseline import Diff, default_baseline_path
-from clauseguard.evals.evaluation import (
-    Checked,
-    check_suite,
-    compare,
-    fell_short,
-    model_label,
-    run_checked,
-    save_baseline,
-)
-from clauseguard.evals.expand import demo_patterns_path, expanded_json, load_patterns
-from clauseguard.evals.runner import EngineLike, Run
-from clauseguard.evals.scorecard import by_trap
+from clauseguard.interfaces.console import err, out, stderr_console
 
-EngineFactory = Callable[[typer.Context], EngineLike]
-CorpusFactory = Callable[[typer.Context], Corpus]
+if TYPE_CHECKING:  # the evaluation machinery loads when `eval` runs, never for --help
+    from rich.console import Console
+    from rich.table import Table
+
+    from clauseguard.corpus.model import Corpus
+    from clauseguard.evals.baseline import Diff
+    from clauseguard.evals.runner import EngineLike
+
+EngineFactory = Callable[[typer.Context], "EngineLike"]
+CorpusFactory = Callable[[typer.Context], "Corpus"]
 
 MODEL_META_KEY: Final = "clauseguard.model"  # ctx.meta key holding `--model` for the engine factory
 DEFAULT_EXPANDED: Final = "evals/demo/expanded.json"
-
-# Wrapped at word boundaries to a terminal's width; piped output is left unwrapped for scripts and greps.
-out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
-err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _print_json(data: Any) -> None:
@@ -57,12 +44,16 @@ def corpus_from_options(ctx: typer.Context) -> Corpus:
     opened = getattr(options, "opened", None)
     if not callable(opened):
         raise ClauseguardError("eval needs the global corpus options; run it as `clauseguard [--corpus PATH] eval ...`")
-    corpus = opened().corpus
-    assert isinstance(corpus, Corpus)
+    corpus: Corpus = opened().corpus
     return corpus
 
 
 # ----------------------------------------------------------------------------- rendering
+
+
+def _label(key: str) -> str:
+    """A metric's name as printed: a duration in seconds (`p50_latency_s`) is shown in ms, so is its label."""
+    return key.removesuffix("_s").replace("_", " ") if key.endswith("_s") else key.replace("_", " ")
 
 
 def _fmt(key: str, value: Any) -> str:
@@ -76,9 +67,11 @@ def _fmt(key: str, value: Any) -> str:
 
 
 def _metrics_table(title: str, section: Mapping[str, Any]) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, show_header=False, title_justify="left")
     for key, value in section.items():
-        table.add_row(key, _fmt(key, value))
+        table.add_row(_label(key), _fmt(key, value))
     return table
 
 
@@ -109,6 +102,11 @@ def _render_invalid(invalid: Sequence[Mapping[str, Any]]) -> None:
 
 
 def _render(document: Mapping[str, Any], diff: Diff | None, why: Sequence[str]) -> None:
+    from rich.table import Table
+
+    from clauseguard.evals.scorecard import by_trap
+    from clauseguard.evals.traps import trap_meaning
+
     head = document["case_set"]
     out.print(f"case set {head['hash'][:19]}… ({head['count']} cases); corpus {document['corpus']['fingerprint'][:19]}…")
     for name in ("retrieval", "answer", "search", "calibration"):
@@ -117,10 +115,11 @@ def _render(document: Mapping[str, Any], diff: Diff | None, why: Sequence[str]) 
     traps = by_trap(document["per_case"])
     if traps:
         table = Table(title="by trap", title_justify="left")
-        for col in ("trap", "cases", "passed", "rate"):
-            table.add_column(col)
+        for col in ("trap", "cases", "passed", "rate", "what it tests"):
+            table.add_column(col, overflow="fold")
         for label, counts in traps.items():
-            table.add_row(label, str(counts["cases"]), str(counts["passed"]), f"{counts['passed'] / counts['cases']:.2f}")
+            table.add_row(label, str(counts["cases"]), str(counts["passed"]), f"{counts['passed'] / counts['cases']:.2f}",
+                          trap_meaning(label))
         out.print(table)
     failing = [r for r in document["per_case"] if not r["passed"]]
     if failing:
@@ -170,9 +169,22 @@ def register(app: typer.Typer, engine_factory: EngineFactory, *, corpus_factory:
         ] = False,
         model: Annotated[str | None, typer.Option("--model", help="Model configuration for this run only.")] = None,
     ) -> None:
-        """Run case suites through the engine and print the two-layer scorecard."""
+        """Run case suites through the engine and print the two-layer scorecard.
+
+        Traps: T1 versions, T2 riders, T3 look-alike titles, T4 compositional criteria, T5 FAQ contradicts
+        policy, T6 no policy or a missing fact, T7 hostile or malformed input, T8 contract-anchored terms."""
+        from clauseguard.evals.baseline import default_baseline_path
+        from clauseguard.evals.evaluation import (
+            check_suite,
+            compare,
+            fell_short,
+            model_label,
+            run_checked,
+            save_baseline,
+        )
+
         corpus = corpus_of(ctx)
-        checked: Checked = check_suite(cases_files, corpus)
+        checked = check_suite(cases_files, corpus)
         if validate_only:
             document = checked.document()
             if as_json:
@@ -188,13 +200,15 @@ def register(app: typer.Typer, engine_factory: EngineFactory, *, corpus_factory:
         if as_json:
             scored = run_checked(checked, engine)
         else:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
             with Progress(
                 TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                console=err, transient=True,
+                console=stderr_console(), transient=True,
             ) as progress:
                 task = progress.add_task("cases", total=valid)
 
-                def advance(_: Run) -> None:
+                def advance(_: Any) -> None:
                     progress.advance(task)
 
                 scored = run_checked(checked, engine, on_done=advance)
@@ -226,6 +240,9 @@ def register(app: typer.Typer, engine_factory: EngineFactory, *, corpus_factory:
         ] = None,
     ) -> None:
         """Regenerate the expanded case suite of a corpus from its fact-pattern table."""
+        from clauseguard.corpus.loader import DEMO, load_demo, load_path
+        from clauseguard.evals.expand import demo_patterns_path, expanded_json, load_patterns
+
         option = getattr(ctx.find_root().obj, "corpus", None)
         corpus = load_demo() if option in (None, DEMO) else load_path(str(option))
         if option not in (None, DEMO) and patterns is None:

@@ -6,6 +6,7 @@ Text is wrapped at word boundaries to the terminal's width; clause ids are folde
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.panel import Panel
@@ -130,4 +131,21 @@ def render_determination(out: Console, response: DeterminationResponse) -> None:
         out.print(f"[yellow]conflict:[/] {conflict.description} ({conflict.precedence})")
     for flag in response.flags:
         out.print(f"[red]flag ({flag.kind}):[/] {flag.text}")
+    policy = response.policy
+    released = " and ".join(o.replace("_", " ").lower() for o in policy.automatic_outcomes) or "nothing"
+    held = "; it held this answer for a person's signature" if policy.applied else ""
+    out.print(f"[dim]gate policy {policy.name} (releases {released} on its own){held}[/]")
     _ids(out, response.trace_id, response.assertion_id)
+
+
+def render_timeline(out: Console, timeline: dict[str, Any]) -> None:
+    """A document's versions as a table, then the closing events of its timeline."""
+    table = Table(title=f"{timeline['document_id']} — {timeline['title']} ({timeline['kind']})")
+    for col in ("version", "effective start", "effective end", "clauses"):
+        table.add_column(col)
+    for v in timeline["versions"]:
+        table.add_row(v["version"], v["effective_start"], v["effective_end"] or "open-ended", str(v["clauses"]))
+    out.print(table)
+    for event in timeline["events"]:
+        if event["kind"] == "version_closed":
+            out.print(f"  {event['date']}: {event['detail']}")

@@ -52,6 +52,9 @@ class Override:
         new = self.amendment.replacement
         if self.action != "replace" or atom.id not in self.atom_ids or not isinstance(new, Atom):
             return None
+        if isinstance(new, Measure) and new.quantity == "the value" and hasattr(atom, "value"):
+            # "is raised to 89 percent": the criterion keeps its kind and direction, with the new value
+            return dataclasses.replace(atom, value=new.value)  # type: ignore[call-arg]
         if isinstance(atom, Count) and isinstance(new, Count) and atom.per == new.per:
             return dataclasses.replace(atom, value=new.value)
         return dataclasses.replace(new, id=atom.id)

@@ -44,6 +44,7 @@ from clauseguard.corpus.criteria import (
     map_atoms,
     renumber,
 )
+from clauseguard.reading.grammar.result import Refusal, Unread
 from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise
 
 # Grammar words: the closed-class words the grammar itself is made of (articles, auxiliaries,
@@ -75,31 +76,6 @@ class _Unread(Exception):
 
 class _Ambiguous(_Unread):
     """Words that read two ways (AND and OR mixed without a list): no other split may rescue them."""
-
-
-@dataclass(frozen=True)
-class Unread:
-    """A part of the clause the compiler could not read, why, and (when it was read) the service the
-    sentence is about: an unreadable sentence about another service does not bear on a request."""
-
-    span: Span
-    reason: str
-    subject: Service | None = None
-    population: Node | None = None  # read before the sentence failed: it bears only on that population
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """The compiler's honest answer for a clause it cannot read whole: what it could not read, and
-    (`partial`) what it did read, for a provisional answer under REVIEW, never for a determination."""
-
-    unread: tuple[Unread, ...]
-    partial: Criteria | None = None
-
-    @property
-    def message(self) -> str:
-        parts = [f"could not read {u.span.text!r} ({u.reason})" for u in self.unread]
-        return "; ".join(parts)
 
 
 def compile_clause(text: str, lexicon: Lexicon | None = None) -> Criteria | Refusal:

@@ -17,6 +17,7 @@ from clauseguard.corpus.criteria import (
     AllOf,
     Amount,
     AnyOf,
+    AtLeast,
     Atom,
     Condition,
     Count,
@@ -25,10 +26,13 @@ from clauseguard.corpus.criteria import (
     DesignationStatement,
     Documentation,
     Duration,
+    Event,
     Measure,
     Node,
     Not,
     Period,
+    Prescriber,
+    Ref,
     Routing,
     Rule,
     Service,
@@ -39,7 +43,7 @@ from clauseguard.corpus.criteria import (
     iter_atoms,
 )
 from clauseguard.reading.amend import Override
-from clauseguard.reading.compiler import GRAMMAR_WORDS, Refusal, Unread
+from clauseguard.reading.compiler import GRAMMAR_WORDS
 from clauseguard.reading.facts import (
     AgeFact,
     ConditionFact,
@@ -52,7 +56,9 @@ from clauseguard.reading.facts import (
     TenureFact,
     TherapyFact,
 )
+from clauseguard.reading.grammar import Refusal, Unread
 from clauseguard.reading.lexicon import Lexicon, default_lexicon, normalise, tokenize
+from clauseguard.reading.references import References, renamed
 
 Value = Literal["met", "not_met", "unknown"]
 Role = Literal["population", "requirement", "alternative", "exception"]
@@ -61,7 +67,7 @@ MET: Final = "met"
 NOT_MET: Final = "not_met"
 UNKNOWN: Final = "unknown"
 _DAYS: Final[dict[str, float]] = {
-    "day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25,
+    "hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.4375, "year": 365.25,
     "calendar_year": 365.25, "contract_year": 365.25, "policy_year": 365.25, "benefit_year": 365.25,
     "lifetime": math.inf,
     # occasions, not lengths of time: never compared with a window of days
@@ -137,6 +143,8 @@ def evaluate(
     lexicon: Lexicon | None = None,
     designations: Iterable[DesignationStatement] = (),
     overrides: Iterable[Override] = (),
+    references: References | None = None,
+    here: str = "",
 ) -> Evaluation:
     """Evaluate a clause's criteria against a request's facts.
 
@@ -144,20 +152,31 @@ def evaluate(
     investigational"); `overrides`: rider amendments resolved against this clause (`amend.py`): a
     waived criterion counts as met and says so, a replaced one is judged by the rider's terms.
     """
-    return _Evaluator(criteria, facts, lexicon or default_lexicon(), tuple(designations), tuple(overrides)).run()
+    refs = references if references is not None else References.of([(here, criteria)])
+    return _Evaluator(criteria, facts, lexicon or default_lexicon(), tuple(designations), tuple(overrides),
+                      refs, here).run()
 
 
 def rule_role(rule: Rule) -> RuleRole:
     """Exclusion (not covered / withheld), limit (a quantity, or a requirement a quantity triggers),
     or coverage criteria."""
     if rule.effect in ("not_covered", "withheld"):
-        return "exclusion"
+        # "if criteria (1)-(2) are not met, the item will be denied" restates criteria; it is not an exclusion
+        return "criteria" if _restates_criteria(rule.when) else "exclusion"
     if rule.effect == "limit" or any(isinstance(a, Count) for a in iter_atoms(rule.trigger)):
         return "limit"
     allowance = list(iter_atoms(rule.when))
     if rule.population is None and rule.trigger is None and allowance and all(isinstance(a, Count) for a in allowance):
         return "limit"  # "one pump is covered every 48 months": a frequency allowance, not a coverage criterion
     return "criteria"
+
+
+def _restates_criteria(node: Node | None) -> bool:
+    if isinstance(node, Not):
+        return isinstance(node.child, Ref)
+    if isinstance(node, AllOf):
+        return any(_restates_criteria(c) for c in node.children)
+    return False
 
 
 def _bears_on(unread: Unread, facts: FactSheet, lexicon: Lexicon) -> bool:
@@ -281,6 +300,18 @@ def k_or(values: Iterable[Value]) -> Value:
     return NOT_MET
 
 
+def k_at_least(n: int, values: Iterable[Value]) -> Value:
+    """At least n of the values hold: met once n are met, not met once too few can still be."""
+    vs = list(values)
+    met = vs.count(MET)
+    unknown = vs.count(UNKNOWN)
+    if met >= n:
+        return MET
+    if met + unknown < n:
+        return NOT_MET
+    return UNKNOWN
+
+
 def k_not(value: Value) -> Value:
     return {MET: NOT_MET, NOT_MET: MET, UNKNOWN: UNKNOWN}[value]  # type: ignore[return-value]
 
@@ -348,8 +379,11 @@ def _num(value: float) -> str:
 
 class _Evaluator:
     def __init__(self, criteria: Criteria, facts: FactSheet, lexicon: Lexicon,
-                 designations: tuple[DesignationStatement, ...], overrides: tuple[Override, ...] = ()) -> None:
+                 designations: tuple[DesignationStatement, ...], overrides: tuple[Override, ...] = (),
+                 references: References | None = None, here: str = "") -> None:
         self.criteria = criteria
+        self.references = references if references is not None else References.of([(here, criteria)])
+        self.here = here
         self.overrides = overrides
         self.rider_waived = {i: o for o in overrides if o.action == "waive" for i in o.atom_ids}
         self.facts = facts
@@ -379,8 +413,9 @@ class _Evaluator:
                     if m not in missing:
                         missing.append(m)
         reasons = tuple(reason for r in rules for reason in r.reasons)
-        atoms = tuple(self.results[a.id] for rule in self.criteria.rules for a in self._rule_atoms(rule)
-                      if a.id in self.results)
+        own = [a.id for rule in self.criteria.rules for a in self._rule_atoms(rule) if a.id in self.results]
+        referred = [i for i in self.results if "#" in i]  # criteria a reference named, where they live
+        atoms = tuple(self.results[i] for i in dict.fromkeys([*own, *referred]))
         return Evaluation(outcome, rules, atoms, tuple(missing), reasons, self.lex.fingerprint)
 
     @staticmethod
@@ -412,6 +447,10 @@ class _Evaluator:
         reasons: list[str] = []
         targets = [a for a in iter_atoms(rule.when) if isinstance(a, Service)]
         routed_request = subject != MET and any(self._request_is(t) == MET for t in targets)
+        if rule.effect in ("not_covered", "withheld") and subject == MET and rule.subject is not None \
+                and not (rule.population or rule.trigger or rule.when) and self._unplaced(rule.subject):
+            # an exclusion whose subject the reader cannot place may be about part of the service only
+            subject = UNKNOWN
         if subject == NOT_MET and not routed_request:
             assert rule.subject is not None
             return RuleResult(rule.effect, "not_applicable", rule.span, subject,
@@ -460,7 +499,10 @@ class _Evaluator:
                 reasons.append("the clause withholds a standing decision (individual consideration)")
             return RuleResult(rule.effect, outcome, rule.span, subject, pop_value, trig_value, when.value,
                               reasons=tuple(reasons), missing=tuple(when.missing) + self._subject_missing(rule, subject))
-        when = self._judge(rule.when, "requirement") if rule.when is not None else _Judged(MET)
+        added = [renamed(o.amendment.replacement, o.rider_clause or "rider") for o in self.overrides
+                 if o.action == "add" and o.amendment.replacement is not None]
+        required = rule.when if not added else AllOf(tuple(n for n in (rule.when, *added) if n is not None))
+        when = self._judge(required, "requirement") if required is not None else _Judged(MET)
         outcome = {MET: "covered", NOT_MET: "not_covered", UNKNOWN: "undecided"}[when.value]  # type: ignore[assignment]
         if when.routed_to:
             reasons.append(f"the exception applies: {when.routed_to} is required instead, so the requested "
@@ -509,6 +551,17 @@ class _Evaluator:
             parts = [self._judge(c, child_role, waived) for c in node.children]
             value = k_or(p.value for p in parts)
             return _Judged(value, self._missing(parts, value), _first_route(parts))
+        if isinstance(node, AtLeast):
+            child_role = "alternative" if role == "requirement" else role
+            parts = [self._judge(c, child_role, waived) for c in node.children]  # type: ignore[arg-type]
+            value = k_at_least(node.n, [p.value for p in parts])
+            return _Judged(value, self._missing(parts, value), _first_route(parts))
+        if isinstance(node, Ref):
+            target, where = self.references.resolve(node, self.here)
+            if target is None:
+                return _Judged(UNKNOWN, [where])
+            # what a reference names is required where it is defined, whatever words surround it
+            return self._judge(target, "requirement", waived)
         if isinstance(node, Not):
             inner = self._judge(node.child, role, waived)
             return _Judged(k_not(inner.value), inner.missing if inner.value == UNKNOWN else [])
@@ -568,6 +621,7 @@ class _Evaluator:
                 Condition: self._condition, Measure: self._measure, Duration: self._duration,
                 Treatment: self._treatment, Age: self._age, Count: self._count,
                 Tenure: self._tenure, Amount: self._amount, Documentation: self._documentation, Designation: self._designation, Service: self._service,
+                Prescriber: self._prescriber, Event: self._event,
             }[type(atom)]
             if self._of_relative(atom):
                 result = self._relative(atom, role, reader)  # type: ignore[arg-type]
@@ -595,12 +649,25 @@ class _Evaluator:
     def _unstated(self, atom: Atom, role: Role, missing: str) -> AtomResult:
         """What is not stated: a requirement is unknown; an unpresented alternative and an unstated
         exception are absent (values a request always has stay unknown as alternatives)."""
+        if role == "alternative" and not self._named_by_lexicon(atom):
+            # the reader looks for a term the lexicon lacks only by its words: a note may state it in
+            # others, so an alternative it cannot find stays open rather than absent
+            return self._record(atom, role, UNKNOWN, missing=missing, note="a term the lexicon does not know")
         if role == "exception" or (role == "alternative" and atom.kind not in _VALUE_KINDS):
             if role != "exception" and self.unknown_dx and atom.kind == "condition":
                 return self._record(atom, role, UNKNOWN, missing=missing,
                                     note="a diagnosis code the lexicon does not know may state it")
             return self._record(atom, role, NOT_MET, note="not presented by the request (absent)")
         return self._record(atom, role, UNKNOWN, missing=missing, note="not stated")
+
+    def _named_by_lexicon(self, atom: Atom) -> bool:
+        """Whether the criterion names something the lexicon knows (or carries codes to match)."""
+        if getattr(atom, "codes", ()):
+            return True
+        name = next((getattr(atom, n) for n in ("concept", "therapy", "quantity", "item") if hasattr(atom, n)), None)
+        if not isinstance(name, str):
+            return True  # ages, amounts, tenures: the request states them or not
+        return self.lex.knows(name) or self.lex.concept_named(name) is not None or self.lex.quantity_named(name) is not None
 
     # --- criteria about a relative ----------------------------------------------------------
 
@@ -829,14 +896,18 @@ class _Evaluator:
             return None
         return fact.value * atom_days / fact_days
 
-    def _therapy_facts(self, therapy: str) -> tuple[list[tuple[TherapyFact, str]], list[TherapyFact]]:
+    def _therapy_facts(self, therapy: str, examples: tuple[str, ...] = ()) -> tuple[list[tuple[TherapyFact, str]], list[TherapyFact]]:
+        """Facts about the therapy or a kind of it; a clause's own "(e.g., A, B)" list counts its
+        members as kinds of it, whatever the lexicon knows."""
         related = []
         unknown_class = []
         for f in self.facts.of(TherapyFact):
-            if not f.known:
+            rel = self._related(f.therapy, therapy)
+            if rel is None and any(self._related(f.therapy, e) == "narrower" or f.therapy == e for e in examples):
+                rel = "narrower"
+            if rel is None and not f.known:
                 unknown_class.append(f)
                 continue
-            rel = self._related(f.therapy, therapy)
             if rel is not None:
                 related.append((f, rel))
         return related, unknown_class
@@ -890,6 +961,23 @@ class _Evaluator:
             return verdicts[0]
         return self._unstated(atom, role, f"duration of {atom.therapy}")
 
+    def _treatments_counted(self, atom: Treatment, role: Role, related: list[tuple[TherapyFact, str]],
+                            unknown_class: list[TherapyFact]) -> AtomResult:
+        """"tried and failed at least two TNF inhibitors": distinct agents with a wanted status."""
+        wanted = set(atom.statuses)
+        met = sorted({f.therapy for f, rel in related if rel == "narrower" and f.status == "present"
+                      and (set(f.statuses) | ({"failed"} if f.outcome else set())) & wanted})
+        if len(met) >= atom.count:
+            return self._record(atom, role, MET, f"{', '.join(met)}")
+        pending = [f for f, rel in related if rel == "narrower" and f.status == "unknown"] + unknown_class
+        if len(met) + len(pending) >= atom.count:
+            return self._record(atom, role, UNKNOWN, ", ".join(met) or None,
+                                missing=f"{atom.count} agents {' or '.join(atom.statuses)}: {atom.therapy}")
+        if met or any(f.status == "absent" for f, _ in related):
+            return self._record(atom, role, NOT_MET, ", ".join(met) or None,
+                                note=f"{len(met)} of the {atom.count} agents the criterion needs")
+        return self._unstated(atom, role, f"{atom.count} agents {' or '.join(atom.statuses)}: {atom.therapy}")
+
     def _denied(self, therapy: str) -> set[str]:
         out: set[str] = set()
         for f, _rel in self._therapy_facts(therapy)[0]:
@@ -897,8 +985,18 @@ class _Evaluator:
         return out
 
     def _treatment(self, atom: Treatment, role: Role) -> AtomResult:
-        related, unknown_class = self._therapy_facts(atom.therapy)
+        related, unknown_class = self._therapy_facts(atom.therapy, atom.examples)
         wanted = set(atom.statuses)
+        if atom.count > 1:
+            return self._treatments_counted(atom, role, related, unknown_class)
+        if "contraindicated" in wanted and atom.examples:
+            # "a contraindication to TNF inhibitors (e.g., heart failure of NYHA class III)": a stated
+            # condition the clause lists as a contraindication counts as one
+            for f in self.facts.of(ConditionFact):
+                if f.status == "present" and any(self._related(f.concept, e) == "narrower" or
+                                                 self._content_words(f.concept) & self._content_words(e)
+                                                 for e in atom.examples):
+                    return self._record(atom, role, MET, f"contraindicated: {f.concept}", f.span, f.source)
         # a stated status decides; an explicitly denied status or an untried therapy rules it out
         for f, rel in related:
             if rel == "narrower" and f.status == "present":
@@ -1112,10 +1210,45 @@ class _Evaluator:
                                     missing=f"whether the requested service is {statement.subject.label}")
         return self._unstated(atom, role, f"whether the requested service is {atom.designation}")
 
+    def _prescriber(self, atom: Prescriber, role: Role) -> AtomResult:
+        """Who prescribes: a stated specialty of the prescriber (a request field or the narrative)."""
+        wanted = [w for s in atom.specialties for w in _specialty_words(s)]
+        for f in self.facts.facts:
+            specialty = getattr(f, "specialty", None)
+            if not isinstance(specialty, str):
+                continue
+            have = _specialty_words(specialty)
+            hit = any(a[:6] == b[:6] for a in have for b in wanted)
+            if getattr(f, "status", "present") != "present":
+                continue
+            return self._record(atom, role, MET if hit else NOT_MET, f"prescriber: {specialty}",
+                                getattr(f, "span", None), getattr(f, "source", "narrative"))
+        return self._unstated(atom, role, f"the prescriber's specialty ({' or '.join(atom.specialties)})")
+
+    def _event(self, atom: Event, role: Role) -> AtomResult:
+        """A visit, test or evaluation within the window before the request: a dated fact decides."""
+        window = atom.within.length * _DAYS[atom.within.unit] if atom.within is not None else math.inf
+        wanted = self._content_words(atom.item)
+        for f in self.facts.of(ServiceFact):
+            if f.requested or (f.ago_days is None and atom.within is not None):
+                continue
+            words = self._content_words(" ".join(f.concepts) + " " + (f.span.text if f.span else ""))
+            if not (wanted & words):
+                continue
+            if f.status == "absent":
+                status: Value = NOT_MET
+            else:
+                status = MET if f.ago_days is None or f.ago_days <= window else NOT_MET
+            return self._record(atom, role, status, f"{f.span.text if f.span else atom.item}", f.span, f.source)
+        return self._unstated(atom, role, atom.label)
+
     def _service(self, atom: Service, role: Role) -> AtomResult:
         return self._record(atom, role, self._request_is(atom), missing="the requested service")
 
     # --- the requested service ---------------------------------------------------------------
+
+    def _unplaced(self, service: Service) -> bool:
+        return not service.codes and service.concept not in self.generic and not self.lex.knows(service.concept)
 
     def _subject_match(self, service: Service) -> Value:
         """Whether a rule is about the requested service. The governing document was chosen by the
@@ -1157,6 +1290,10 @@ class _Evaluator:
 
     def _request_is_concept(self, concept: str) -> Value:
         return self._request_is(Service("_", Span(0, 0, ""), concept))
+
+
+def _specialty_words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z]+", normalise(text)) if len(w) >= 5]
 
 
 def _plain_words(lex: Lexicon) -> frozenset[str]:

@@ -34,6 +34,9 @@ class ClauseRow(NamedTuple):
     text: str
     codes: tuple[str, ...]  # codes the clause text names, sorted
     document_codes: tuple[str, ...]  # codes the clause's document governs, sorted
+    page_label: str | None = None  # as printed; page_end / page_end_label when the clause runs over
+    page_end: int | None = None
+    page_end_label: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,6 +71,9 @@ class ClauseTable:
                             text=clause.text,
                             codes=code_references(clause.text),
                             document_codes=doc_codes,
+                            page_label=clause.page_label,
+                            page_end=clause.page_end,
+                            page_end_label=clause.page_end_label,
                         )
                     )
         ids = [r.clause_id for r in rows]

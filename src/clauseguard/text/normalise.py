@@ -33,9 +33,18 @@ def _fold_char(c: str) -> str:
     return low if len(low) == 1 else c
 
 
+_FOLD_TABLE: Final[dict[int, str]] = {**_CHAR_MAP, **{ord(c): " " for c in _ZERO_WIDTH}}
+
+
 def fold(text: str) -> str:
     """Lower case with one kind of apostrophe, quote, dash and space, character for character
     (`len(fold(t)) == len(t)`, and a span of the folded text is the same span of `t`)."""
+    mapped = text.translate(_FOLD_TABLE)
+    low = mapped.lower()
+    # Whole-string lower() is the per-character fold unless a letter lowers to two characters
+    # (the length changes) or a capital sigma lowers by its context: then character by character.
+    if len(low) == len(text) and "Σ" not in mapped:
+        return low
     return "".join(_fold_char(c) for c in text)
 
 

@@ -17,15 +17,18 @@ def test_docx_headings_lists_tables_and_page_breaks(tmp_path: Path) -> None:
     result = structure(read.blocks)
     assert result.title == "Physiotherapy Rider"
     by_key = {c.key: c for c in result.clauses}
-    assert list(by_key) == ["C1", "A1", "A2", "A3", "A4"]
+    # a table is a clause of its own (its rows under their header), unless a lead-in ending ':' introduces it
+    assert list(by_key) == ["C1", "A1", "A2", "A3", "A3p2", "A4"]
     assert by_key["C1"].section == "Physiotherapy Rider"  # the text before the first article
     assert by_key["A2"].text.splitlines() == [
         "Physiotherapy is reimbursed provided that all of the following are met:",
         "- the treatment is prescribed before it starts;",
         "- the physiotherapist is registered with the national register.",
     ]
-    assert (by_key["A1"].page, by_key["A3"].page) == (1, 2)
-    assert by_key["A3"].text.splitlines()[1:] == [
+    assert (by_key["A1"].page, by_key["A3"].page, by_key["A3p2"].page) == (1, 2, 2)
+    assert by_key["A3"].text == "The insurer pays for up to ten (10) sessions per insured person per contract year."
+    assert by_key["A3p2"].table and by_key["A3p2"].article == "Article 3 Limits"
+    assert by_key["A3p2"].text.splitlines() == [
         "Benefit: Physiotherapy; Annual cap: GBP 500",
         "Benefit: Hydrotherapy; Annual cap: GBP 200",
     ]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from clauseguard.corpus.readers.blocks import Block, ReadDocument
+from clauseguard.corpus.readers.blocks import Block, PageProgress, ReadDocument
 from clauseguard.corpus.readers.headings import LIST_MARKER, parse_heading
 from clauseguard.errors import CorpusError, Problem
 
@@ -90,6 +90,23 @@ def _cells(row: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _bold_cell(cell: Any) -> bool:
+    runs = [r for p in cell.paragraphs for r in p.runs if r.text.strip()]
+    return bool(runs) and all(r.bold for r in runs)
+
+
+def _has_header(table: Any) -> bool:
+    """Whether the first row is a header: Word marks it as one (repeat as header row), or the table
+    is not a key-value table (labels in bold down the first column, values beside them)."""
+    rows = list(table.rows)
+    if rows and rows[0]._tr.find(f"{_W}trPr/{_W}tblHeader") is not None:
+        return True
+    cells = [list(r.cells) for r in rows]
+    key_value = len(cells) >= 2 and all(len(r) == 2 for r in cells) and all(_bold_cell(r[0]) for r in cells) and not any(
+        _bold_cell(r[1]) for r in cells)
+    return not key_value
+
+
 def _body_items(element: Any) -> Iterator[Any]:
     """Paragraphs and tables in body order, including those inside content controls (w:sdt)."""
     for child in element.iterchildren():
@@ -99,7 +116,7 @@ def _body_items(element: Any) -> Iterator[Any]:
             yield from _body_items(child)
 
 
-def read(path: Path) -> ReadDocument:
+def read(path: Path, on_page: PageProgress | None = None) -> ReadDocument:
     """Read a .docx into blocks; CorpusError when it is not a Word document."""
     import docx
     from docx.table import Table
@@ -107,7 +124,14 @@ def read(path: Path) -> ReadDocument:
 
     try:
         document = docx.Document(str(path))
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+    except zipfile.BadZipFile as exc:
+        raise CorpusError([Problem(str(path), "", "cannot be read as a Word .docx file: it is not a ZIP package "
+                                                  "(a .docx is one); give a .docx saved by Word or LibreOffice")]) from exc
+    except (KeyError, ValueError) as exc:
+        raise CorpusError([Problem(str(path), "", f"cannot be read as a Word .docx file: it is a ZIP archive but not a Word "
+                                                  f"document ({exc}); give a .docx saved by Word or LibreOffice, or the "
+                                                  "file with the suffix of its real kind")]) from exc
+    except OSError as exc:
         raise CorpusError([Problem(str(path), "", f"cannot be read as a Word .docx file: {exc}")]) from exc
     except Exception as exc:  # noqa: BLE001 - python-docx raises its own kinds for broken packages
         raise CorpusError([Problem(str(path), "", f"cannot be read as a Word .docx file: {type(exc).__name__}: {exc}")]) from exc
@@ -140,6 +164,6 @@ def read(path: Path) -> ReadDocument:
             table = Table(child, document)
             rows = tuple(r for r in (_cells(row) for row in table.rows) if any(r))
             if rows:
-                blocks.append(Block("table", "", page if explicit else None, rows=rows))
+                blocks.append(Block("table", "", page if explicit else None, rows=rows, header=_has_header(table)))
     title = (document.core_properties.title or "").strip() or None
     return ReadDocument(NAME, tuple(blocks), title, page if explicit else 0)

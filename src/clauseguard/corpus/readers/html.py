@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Final
 
-from clauseguard.corpus.readers.blocks import Block, ReadDocument
+from clauseguard.corpus.readers.blocks import Block, PageProgress, ReadDocument
 from clauseguard.errors import CorpusError, Problem
 
 NAME: Final = "html"
@@ -43,6 +43,8 @@ class _Blocks(HTMLParser):
         self._item_prefix: str | None = None
         self._table: list[list[str]] | None = None
         self._cell: list[str] | None = None
+        self.scripts = 0  # <script> elements seen (their text is never read)
+        self._heads: list[tuple[int, bool]] = []  # (row, is a <th>) of each cell of the open table
 
     # -- helpers --
     def _flush(self) -> None:
@@ -66,6 +68,7 @@ class _Blocks(HTMLParser):
     # -- parser callbacks --
     def handle_starttag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
         attrs = dict(attr_list)
+        self.scripts += tag == "script"
         if tag == "title":
             self._in_title = True
             return
@@ -83,11 +86,15 @@ class _Blocks(HTMLParser):
             return
         if self._table is not None and tag in ("td", "th"):
             self._cell = []
+            if not self._table:
+                self._table.append([])
+            self._heads.append((len(self._table) - 1, tag == "th"))
         elif tag == "tr" and self._table is not None:
             self._table.append([])
         elif tag == "table":
             self._flush()
             self._table = []
+            self._heads = []
         elif tag in _HEADINGS:
             self._flush()
             self._heading = _HEADINGS[tag]
@@ -124,10 +131,12 @@ class _Blocks(HTMLParser):
             self._table[-1].append(" ".join("".join(self._cell).split()))
             self._cell = None
         elif tag == "table" and self._table is not None:
+            first = [th for row, th in self._heads if row == 0]
+            header = bool(first) and all(first)  # a header row is marked up as one: <th> cells
             rows = tuple(tuple(r) for r in self._table if any(r))
             self._table = None
             if rows:
-                self.blocks.append(Block("table", "", rows=rows))
+                self.blocks.append(Block("table", "", rows=rows, header=header))
         elif tag in _HEADINGS:
             self._flush()
             self._heading = None
@@ -157,7 +166,7 @@ class _Blocks(HTMLParser):
             self._sink().append(data)
 
 
-def read(path: Path) -> ReadDocument:
+def read(path: Path, on_page: PageProgress | None = None) -> ReadDocument:
     """Read an HTML page into blocks (no pages)."""
     try:
         raw = path.read_bytes()
@@ -168,4 +177,9 @@ def read(path: Path) -> ReadDocument:
     parser.feed(text)
     parser.close()
     parser._flush()
+    if not parser.blocks:
+        made_by = (f"its content is made by scripts ({parser.scripts} <script> element(s), no text outside them); "
+                   "save the page as the browser shows it (e.g. print it to PDF) and ingest that") if parser.scripts else (
+                   "it has no text in its body; give the policy page itself")
+        raise CorpusError([Problem(str(path), "", f"cannot be read as a policy page: {made_by}")])
     return ReadDocument(NAME, tuple(parser.blocks), parser.title, 0)

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-from clauseguard.corpus.readers.blocks import Block, ReadDocument
+from clauseguard.corpus.readers.blocks import Block, PageProgress, ReadDocument
 from clauseguard.errors import CorpusError, Problem
 
 NAME: Final = "markdown"
@@ -31,7 +31,7 @@ def _inline(token: Any) -> str:
     return " ".join("".join(parts).split())
 
 
-def read(path: Path) -> ReadDocument:
+def read(path: Path, on_page: PageProgress | None = None) -> ReadDocument:
     """Read a Markdown file into blocks (no pages)."""
     from markdown_it import MarkdownIt
 

@@ -1,25 +1,35 @@
-"""From blocks to draft clauses: one per article or heading, lists with their lead-in, table rows
-with their header; overlapping sentence chunks when the text has no structure.
+"""From blocks to draft clauses: one per criteria block under each heading (a paragraph with the list
+it leads into, the joiner lines between the items, and the paragraph that closes the list), one per
+table (unless a lead-in introduces it); overlapping sentence chunks when the text has no headings.
 It never drops, reorders or rewrites text, and never decides a clause's kind or coverage.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from clauseguard import text as toolkit
 from clauseguard.corpus.readers.blocks import Block
+from clauseguard.corpus.readers.chunks import (
+    CHUNK_CHARS,
+    CHUNK_OVERLAP,
+    chunk_pieces,
+    chunk_section,
+    is_chunk_section,
+    sentences,
+)
 from clauseguard.corpus.readers.headings import Heading, parse_heading, split_inline_heading
+from clauseguard.corpus.readers.markers import text_marker
 
-MAX_CLAUSE_CHARS: Final = 2400  # an article longer than this is split into parts at block boundaries
-PART_CHARS: Final = 1200
-CHUNK_CHARS: Final = 900
-CHUNK_OVERLAP: Final = 200
+MAX_CLAUSE_CHARS: Final = 2400  # a clause longer than this is reported as unusually long (never cut)
 PREAMBLE: Final = "Preamble"
-_CHUNK_SECTION = re.compile(r"chunk \d+")
+INDENT: Final = "  "  # per level of list nesting below the first, in clause text
+
+__all__ = [
+    "CHUNK_CHARS", "CHUNK_OVERLAP", "MAX_CLAUSE_CHARS", "PREAMBLE", "DraftClause", "HeadingNote", "Structure",
+    "chunk_blocks", "chunk_section", "is_chunk_section", "sentences", "structure", "table_lines",
+]
 
 
 @dataclass(frozen=True)
@@ -34,25 +44,30 @@ class DraftClause:
     page_label: str | None
     headings: tuple[str, ...] = ()  # the heading path, outermost first (what the classifier reads)
     chunk: bool = False
+    page_end: int | None = None  # the last page, when the clause runs onto later pages
+    page_end_label: str | None = None
+    lists: tuple[tuple[str, int], ...] = ()  # (marker, depth) of each list item, in order
+    joiners: tuple[str, ...] = ()  # the joiner lines ("-AND-") as printed, in order
+    table: bool = False  # the clause is a table's rows
+
+
+@dataclass(frozen=True)
+class HeadingNote:
+    text: str
+    level: int
+    page: int | None
 
 
 @dataclass(frozen=True)
 class Structure:
     title: str | None
     clauses: tuple[DraftClause, ...]
+    headings: tuple[HeadingNote, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     @property
     def chunked(self) -> bool:
         return any(c.chunk for c in self.clauses)
-
-
-def chunk_section(n: int) -> str:
-    """The section a fallback chunk carries ("chunk 3"): how a chunk is told apart in the corpus."""
-    return f"chunk {n}"
-
-
-def is_chunk_section(section: str) -> bool:
-    return bool(_CHUNK_SECTION.fullmatch(section))
 
 
 # -- blocks, cleaned ------------------------------------------------------------------------------
@@ -67,7 +82,7 @@ def _split_inline(blocks: Iterable[Block]) -> list[Block]:
             out.append(b)
             continue
         heading, body = found
-        out.append(replace(b, kind="heading", text=heading.text, level=None))
+        out.append(replace(b, kind="heading", text=heading.text, level=None, page_end=None, page_end_label=None))
         out.append(replace(b, text=body))
     return out
 
@@ -84,7 +99,8 @@ def _merge_continuations(blocks: Iterable[Block]) -> list[Block]:
             and prev.text[-1:] not in ".:;!?)\"”’"
             and b.text[:1].islower()
         ):
-            out[-1] = replace(prev, text=prev.text + " " + b.text)
+            end, label = (b.last_page, b.last_label) if b.last_page != prev.page else (prev.page_end, prev.page_end_label)
+            out[-1] = replace(prev, text=prev.text + " " + b.text, page_end=end, page_end_label=label)
         else:
             out.append(b)
     return out
@@ -106,10 +122,14 @@ def _head(b: Block) -> _Head:
     return _Head(b, level, numbered)
 
 
-def _take_title(blocks: list[Block]) -> tuple[str | None, list[Block]]:
-    """The first block is the document's title when it is an unnumbered heading above every other."""
+def _take_title(blocks: list[Block], guess: bool = True) -> tuple[str | None, list[Block]]:
+    """The first block is the document's title when it is a title (level 0) or, when `guess`, an
+    unnumbered heading above every other. A reader that marks its title itself (the PDF reader, by
+    type) passes guess=False: a lone top-level section is not a title there."""
     if not blocks or blocks[0].kind != "heading":
         return None, blocks
+    if not guess:
+        return (blocks[0].text, blocks[1:]) if blocks[0].level == 0 else (None, blocks)
     first = _head(blocks[0])
     if first.numbered is not None:
         return None, blocks
@@ -122,76 +142,107 @@ def _take_title(blocks: list[Block]) -> tuple[str | None, list[Block]]:
 # -- rendering ------------------------------------------------------------------------------------
 
 
-def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
-    """Each body row as "Header: value; Header: value" so that a row read alone stays readable."""
+def table_lines(rows: Sequence[Sequence[str]], header: bool = True) -> list[str]:
+    """Each body row as "Header: value; Header: value" so that a row read alone stays readable; a
+    table without a header row as its cells ("Key: value" for a two-column key-value table)."""
     if not rows:
         return []
-    header, body = list(rows[0]), rows[1:]
+    if not header:
+        lines = []
+        for row in rows:
+            cells = [c for c in row if c]
+            if len(row) == 2 and row[0] and row[1]:
+                lines.append(f"{row[0]}: {row[1]}")
+            elif cells:
+                lines.append("; ".join(cells))
+        return lines
+    head, body = list(rows[0]), rows[1:]
     if not body:
-        return [" | ".join(c for c in header if c)]
+        return [" | ".join(c for c in head if c)]
     lines = []
     for row in body:
         cells = []
         for i, value in enumerate(row):
             if not value:
                 continue
-            name = header[i] if i < len(header) else ""
+            name = head[i] if i < len(head) else ""
             cells.append(f"{name}: {value}" if name and name != value else value)
         if cells:
             lines.append("; ".join(cells))
     return lines
 
 
-def _groups(body: Sequence[Block]) -> list[tuple[Block, list[str]]]:
-    """Body blocks as unbreakable groups (first block, lines): a lead-in ending in ':' with its list."""
-    groups: list[tuple[Block, list[str]]] = []
-    open_list = False
-    last_header: tuple[str, ...] | None = None
-    prev: Block | None = None
+def _shown(b: Block) -> list[str]:
+    """A block as clause text lines: list items and joiners indented by their nesting."""
+    if b.kind == "table":
+        return table_lines(b.rows, b.header)
+    if b.kind in ("list_item", "joiner") and b.depth is not None:
+        return [INDENT * (b.depth - 1) + b.text]
+    return [b.text]
+
+
+@dataclass
+class _Group:
+    """One criteria block: its blocks in order (a table alone, or text blocks)."""
+
+    blocks: list[Block]
+
+    @property
+    def table(self) -> bool:
+        return self.blocks[0].kind == "table"
+
+    @property
+    def unmarked_list(self) -> bool:
+        """A lead-in ending ':' followed by paragraphs only: a list whose items carry no marker, so
+        where it ends is not printed; it runs to the next heading."""
+        lead = self.blocks[0]
+        return lead.kind == "paragraph" and lead.text.rstrip().endswith(":") and all(
+            b.kind == "paragraph" for b in self.blocks[1:])
+
+    @property
+    def lines(self) -> list[str]:
+        if self.table and len(self.blocks) > 1:  # one table continued over pages: one header
+            first = self.blocks[0]
+            rows = [*first.rows]
+            for more in self.blocks[1:]:
+                rows += more.rows[1:] if first.header and more.rows[:1] == first.rows[:1] else more.rows
+            return table_lines(rows, first.header)
+        return [line for b in self.blocks for line in _shown(b)]
+
+
+def _continues_table(group: _Group, b: Block) -> bool:
+    """A table on a later page with as many columns, not opening with another header: the same table
+    (readers that do not join tables over page breaks themselves)."""
+    last = group.blocks[-1]
+    return (
+        group.table and b.page is not None and last.last_page is not None and b.page > last.last_page
+        and bool(b.rows) and bool(last.rows) and len(b.rows[0]) == len(last.rows[0])
+    )
+
+
+def groups(body: Sequence[Block]) -> list[_Group]:
+    """The body as criteria blocks: a paragraph starts one, unless it continues a lead-in (ending
+    ':', with the unmarked paragraphs after it) or closes the list before it; list items and joiners
+    belong to the block they follow; a table is a block of its own unless a lead-in introduces it."""
+    out: list[_Group] = []
     for b in body:
-        prev_kind = prev.kind if prev is not None else ""
+        last = out[-1].blocks[-1] if out else None
+        text_group = bool(out) and not out[-1].table
+        lead_in = last is not None and last.kind != "table" and last.text.rstrip().endswith(":")
         if b.kind == "table":
-            rows = b.rows
-            continued = (
-                prev is not None and prev.kind == "table" and prev.page != b.page and last_header is not None
-                and bool(rows) and len(rows[0]) == len(last_header) and rows[0] != last_header
-            )
-            if continued and last_header is not None:
-                rows = (last_header, *rows)  # a table continued on the next page keeps its header
-            last_header = rows[0] if rows else None
-            lines = table_lines(rows)
-            if groups and open_list:
-                groups[-1][1].extend(lines)
+            if (text_group and lead_in) or (out and _continues_table(out[-1], b)):
+                out[-1].blocks.append(b)
             else:
-                groups.extend((b, [line]) for line in lines)
-            open_list = False
-        elif b.kind == "list_item" and groups and (open_list or prev_kind == "list_item"):
-            groups[-1][1].append(b.text)
-            open_list = True
+                out.append(_Group([b]))
+        elif b.kind in ("list_item", "joiner") and text_group:
+            out[-1].blocks.append(b)
+        elif b.kind == "paragraph" and text_group and last is not None and (
+            lead_in or last.kind in ("list_item", "joiner") or out[-1].unmarked_list
+        ):
+            out[-1].blocks.append(b)
         else:
-            groups.append((b, [b.text]))
-            open_list = b.text.rstrip().endswith(":") or b.kind == "list_item"
-        prev = b
-    return groups
-
-
-def _parts(body: Sequence[Block]) -> list[tuple[Block, str]]:
-    """The body as one text, or as parts of about PART_CHARS when it is longer than MAX_CLAUSE_CHARS."""
-    groups = _groups(body)
-    whole = "\n".join(line for _, lines in groups for line in lines)
-    if len(whole) <= MAX_CLAUSE_CHARS:
-        return [(groups[0][0], whole)] if groups else []
-    parts: list[tuple[Block, list[str]]] = []
-    size = 0
-    for first, lines in groups:
-        text_len = sum(len(x) + 1 for x in lines)
-        if parts and size + text_len <= PART_CHARS:
-            parts[-1][1].extend(lines)
-            size += text_len
-        else:
-            parts.append((first, list(lines)))
-            size = text_len
-    return [(first, "\n".join(lines)) for first, lines in parts]
+            out.append(_Group([b]))
+    return out
 
 
 # -- structure ------------------------------------------------------------------------------------
@@ -223,15 +274,63 @@ def _is_container(unit: _Unit, following: _Unit | None) -> bool:
     return following is not None and len(following.path) > len(unit.path) and following.path[: len(unit.path)] == unit.path
 
 
-def structure(blocks: Sequence[Block]) -> Structure:
-    """Draft clauses that follow the document's headings, or chunks when it has none."""
+def _hand_down_lead_ins(units: list[_Unit]) -> None:
+    """A paragraph ending ':' that closes a unit leads into the sub-heading after it ("... based on the
+    following guidelines:" above "Usual Utilization"): it opens that sub-heading's first clause."""
+    for unit, following in zip(units, units[1:], strict=False):
+        if not unit.body or not following.body or len(following.path) <= len(unit.path):
+            continue
+        if following.path[: len(unit.path)] != unit.path:
+            continue
+        last = unit.body[-1]
+        tail = groups(unit.body)[-1]
+        if last.kind == "paragraph" and len(tail.blocks) == 1 and last.text.rstrip().endswith(":") and len(unit.body) > 1:
+            following.body.insert(0, unit.body.pop())
+
+
+def _article(heads: Sequence[_Head]) -> str | None:
+    """The last numbered heading ("7.3 Dental, implantology"); else the headings below the section."""
+    numbered = [h for h in heads if h.numbered is not None]
+    if numbered:
+        return numbered[-1].block.text
+    return ": ".join(h.block.text for h in heads[1:]) or None
+
+
+def _draft(
+    key: str, group: _Group, section: str, article: str | None, heads: Sequence[_Head], start: Block | None
+) -> DraftClause:
+    """A group as a clause; `start` is the heading it opens with (its page is where the clause starts)."""
+    blocks = group.blocks
+    first = start if start is not None and start.page is not None else blocks[0]
+    last_page = max((b.last_page for b in blocks if b.last_page is not None), default=None)
+    end = last_page if last_page is not None and first.page is not None and last_page > first.page else None
+    end_label = next((b.last_label for b in reversed(blocks) if b.last_page == end), None) if end else None
+    items = tuple(
+        (b.marker if b.marker is not None else (text_marker(b.text) or ""), b.depth or 1)
+        for b in blocks if b.kind == "list_item"
+    )
+    return DraftClause(
+        key=key, section=section, article=article, text="\n".join(group.lines), page=first.page,
+        page_label=first.page_label, headings=tuple(h.block.text for h in heads), page_end=end,
+        page_end_label=end_label, lists=items, joiners=tuple(b.text for b in blocks if b.kind == "joiner"),
+        table=group.table,
+    )
+
+
+def structure(blocks: Sequence[Block], *, guess_title: bool = True) -> Structure:
+    """Draft clauses that follow the document's headings, or chunks when it has none. `guess_title`:
+    see `_take_title` (ReadDocument.marks_title says which a reader needs)."""
     cleaned = _merge_continuations(_split_inline([b for b in blocks if b.text.strip() or b.rows]))
-    title, cleaned = _take_title(cleaned)
-    if not any(b.kind == "heading" for b in cleaned):
+    title, cleaned = _take_title(cleaned, guess_title)
+    headings = tuple(HeadingNote(b.text, _head(b).level, b.page) for b in cleaned if b.kind == "heading")
+    if not headings:
         return Structure(title, tuple(chunk_blocks(cleaned)))
-    units = _units(cleaned)
     drafts: list[DraftClause] = []
+    warnings: list[str] = []
     used: set[str] = set()
+    units = _units(cleaned)
+    _hand_down_lead_ins(units)
+    unnumbered = 0
     for i, unit in enumerate(units):
         following = units[i + 1] if i + 1 < len(units) else None
         body = unit.body
@@ -241,116 +340,48 @@ def structure(blocks: Sequence[Block]) -> Structure:
             body = [replace(unit.path[-1].block, kind="paragraph")]  # never drop a heading's text
         heads = unit.path
         numbered = [h for h in heads if h.numbered is not None]
-        article = numbered[-1].block.text if numbered else None
         section = heads[0].block.text if heads else (title or PREAMBLE)
-        start = heads[-1].block if heads else body[0]
-        base = numbered[-1].numbered.key if numbered and numbered[-1].numbered else f"C{len(drafts) + 1}"
-        for n, (first, text) in enumerate(_parts(body), 1):
+        if numbered and numbered[-1].numbered is not None:
+            base = numbered[-1].numbered.key
+        else:
+            unnumbered += 1
+            base = f"C{unnumbered}"
+        if not heads and any(b.kind != "table" for b in body):
+            where = f" (page {body[0].page})" if body[0].page else ""
+            warnings.append(f"text with no heading{where} is kept under section {section!r}: check that no heading was missed")
+        for n, group in enumerate(groups(body), 1):
             key = base if n == 1 else f"{base}p{n}"
-            suffix = 2
-            unique = key
+            unique, suffix = key, 2
             while unique in used:
                 unique = f"{key}-{suffix}"
                 suffix += 1
             used.add(unique)
-            where = start if n == 1 else first
-            drafts.append(
-                DraftClause(
-                    key=unique,
-                    section=section,
-                    article=article,
-                    text=text,
-                    page=where.page,
-                    page_label=where.page_label,
-                    headings=tuple(h.block.text for h in heads),
+            opening = heads[-1].block if heads and n == 1 else None
+            if opening is not None and group.blocks[0].page is not None and opening.page is not None:
+                opening = opening if opening.page <= group.blocks[0].page else group.blocks[0]  # a handed-down lead-in
+            draft = _draft(unique, group, section, _article(heads), heads, opening)
+            if len(draft.text) > MAX_CLAUSE_CHARS and not draft.table:
+                warnings.append(
+                    f"clause {unique} is unusually long ({len(draft.text)} characters): check that no heading was missed"
                 )
-            )
-    return Structure(title, tuple(drafts))
+            drafts.append(draft)
+    return Structure(title, tuple(drafts), headings, tuple(warnings))
 
 
 # -- fallback chunking ----------------------------------------------------------------------------
 
-def sentences(text: str) -> list[str]:
-    """The sentences of a text, from the one splitter (clauseguard.text)."""
-    return [s.text for s in toolkit.sentences(text)]
 
-
-@dataclass(frozen=True)
-class _Piece:
-    text: str
-    block: int
-    page: int | None
-    page_label: str | None
-
-
-def _wrap(text: str, size: int) -> list[str]:
-    """A sentence longer than a chunk, cut at word boundaries."""
-    words, out, line = text.split(), [], ""
-    for w in words:
-        if line and len(line) + 1 + len(w) > size:
-            out.append(line)
-            line = w
-        else:
-            line = f"{line} {w}" if line else w
-    return [*out, line] if line else out
-
-
-def _pieces(blocks: Sequence[Block]) -> list[_Piece]:
-    pieces: list[_Piece] = []
-    for i, (first, lines) in enumerate(_groups(blocks)):
-        if first.kind == "table" or len(lines) > 1:  # a list with its lead-in, a table row: kept whole
-            pieces.append(_Piece("\n".join(lines), i, first.page, first.page_label))
-            continue
-        for s in sentences(lines[0]):
-            pieces.extend(_Piece(part, i, first.page, first.page_label) for part in _wrap(s, CHUNK_CHARS))
-    return pieces
-
-
-def _join(pieces: Sequence[_Piece]) -> str:
-    text = ""
-    for k, p in enumerate(pieces):
-        if k:
-            text += " " if p.block == pieces[k - 1].block else "\n"
-        text += p.text
-    return text
+def _chunk_groups(blocks: Sequence[Block]) -> list[tuple[Block, list[str]]]:
+    return [(g.blocks[0], g.lines if g.table or len(g.blocks) > 1 else [g.blocks[0].text]) for g in groups(blocks)]
 
 
 def chunk_blocks(blocks: Sequence[Block], size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> list[DraftClause]:
     """About `size` characters per chunk, cut at sentence ends, each starting with the last
     sentences (up to `overlap` characters) of the one before; lists stay with their lead-in."""
-    pieces = _pieces(blocks)
-    chunks: list[list[_Piece]] = []
-    current: list[_Piece] = []
-    fresh = False  # whether `current` holds anything beyond the overlap it started with
-    i = 0
-    while i < len(pieces):
-        piece = pieces[i]
-        length = len(_join(current))
-        if current and fresh and length + 1 + len(piece.text) > size:
-            chunks.append(current)
-            tail: list[_Piece] = []
-            for p in reversed(current):
-                if len(_join([p, *tail])) > overlap:
-                    break
-                tail.insert(0, p)
-            if len(_join(tail)) + 1 + len(piece.text) > size:
-                tail = []
-            current, fresh = tail, False
-            continue
-        current.append(piece)
-        fresh = True
-        i += 1
-    if current and fresh:
-        chunks.append(current)
     return [
         DraftClause(
-            key=f"chunk{n}",
-            section=chunk_section(n),
-            article=None,
-            text=_join(chunk),
-            page=chunk[0].page,
-            page_label=chunk[0].page_label,
-            chunk=True,
+            key=f"chunk{n}", section=chunk_section(n), article=None, text=c.text, page=c.page,
+            page_label=c.page_label, chunk=True, page_end=c.page_end, page_end_label=c.page_end_label,
         )
-        for n, chunk in enumerate(chunks, 1)
+        for n, c in enumerate(chunk_pieces(blocks, _chunk_groups, size, overlap), 1)
     ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from clauseguard.corpus.readers.blocks import Block, BlockKind, ReadDocument
+from clauseguard.corpus.readers.blocks import Block, BlockKind, PageProgress, ReadDocument
 from clauseguard.corpus.readers.headings import LIST_MARKER, parse_heading
 from clauseguard.errors import CorpusError, Problem
 
@@ -36,7 +36,7 @@ def _page_blocks(page_text: str, page: int | None) -> list[Block]:
     return blocks
 
 
-def read(path: Path) -> ReadDocument:
+def read(path: Path, on_page: PageProgress | None = None) -> ReadDocument:
     """Read a UTF-8 text file into blocks; a form feed starts a new page."""
     try:
         content = path.read_text(encoding="utf-8-sig")

@@ -5,6 +5,7 @@
 const KEY_STORAGE = "clauseguard.apiKey";
 const clauseCache = new Map();
 const versionCache = new Map();
+const notEligible = new Map();  // clause id -> why it may not be used, for the answer on screen
 let catalog = null;
 
 // ------------------------------------------------------------------ small DOM helpers (no innerHTML)
@@ -51,9 +52,14 @@ async function api(method, path, body) {
   let data = null;
   try { data = await response.json(); } catch { data = null; }
   if (!response.ok) {
-    const error = new Error((data && data.detail) || `${response.status} ${response.statusText}`);
+    // 422: FastAPI's validation shape, a list of {loc, msg}; other errors: {detail: "sentence"}
+    const detail = data && data.detail;
+    const entries = Array.isArray(detail) ? detail : [];
+    const message = entries.length ? entries.map((e) => e.msg).join("; ") : detail;
+    const error = new Error(message || `${response.status} ${response.statusText}`);
     error.status = response.status;
-    error.field = data && data.field;
+    const loc = entries.length ? entries[0].loc.filter((p) => !["body", "query", "path"].includes(p)) : [];
+    error.field = loc.length ? String(loc[0]) : null;
     throw error;
   }
   return data;
@@ -77,129 +83,6 @@ function getVersions(documentId) {
   return versionCache.get(documentId);
 }
 
-// ------------------------------------------------------------------ spans, links, timelines
-
-// Where `quote` sits in `text`, ignoring differences in whitespace (the verifier's rule); null if absent.
-function findSpan(text, quote) {
-  const words = String(quote || "").trim().split(/\s+/).filter(Boolean);
-  if (!words.length) return null;
-  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  const match = new RegExp(escaped.join("\\s+")).exec(text);
-  return match ? [match.index, match.index + match[0].length] : null;
-}
-
-function highlighted(text, quote) {
-  const span = findSpan(text, quote);
-  const p = h("p", { class: "clause-text", "data-highlight": span ? "found" : "missing" });
-  if (!span) return append(p, [text]);
-  return append(p, [text.slice(0, span[0]), h("mark", { class: "cited" }, text.slice(span[0], span[1])),
-    text.slice(span[1])]);
-}
-
-function clauseLink(id) {
-  return h("a", {
-    href: `#clause-${id}`, class: "cid-link", "data-clause-link": id,
-    onclick: (event) => { event.preventDefault(); showClause(id); },
-  }, id);
-}
-
-// The answer text with each cited clause id turned into a link to its clause.
-function linkified(text, ids) {
-  const known = [...new Set(ids)].filter(Boolean).sort((a, b) => b.length - a.length);
-  const patterns = known.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  // also "(article 7.3, page 34, CG-2021-09; CLAUSE-ID)" and "[CLAUSE-ID]" for ids no panel lists
-  patterns.push("(?<=; )[A-Za-z0-9][\\w-]*(?:\\.[\\w-]+)+(?=\\))", "(?<=\\[)[A-Za-z0-9][\\w-]*(?:\\.[\\w-]+)+(?=\\])");
-  const re = new RegExp(patterns.join("|"), "g");
-  const out = [];
-  let last = 0;
-  for (const match of String(text || "").matchAll(re)) {
-    out.push(text.slice(last, match.index), clauseLink(match[0]));
-    last = match.index + match[0].length;
-  }
-  out.push(String(text || "").slice(last));
-  return out;
-}
-
-function showClause(id) {
-  const card = document.getElementById(`clause-${id}`);
-  if (card) {
-    card.scrollIntoView({ behavior: "smooth", block: "center" });
-    card.focus({ preventScroll: true });
-    card.classList.add("flash");
-    setTimeout(() => card.classList.remove("flash"), 1600);
-    return;
-  }
-  openClauseDialog(id);
-}
-
-async function openClauseDialog(id) {
-  const dialog = $("#clause-dialog");
-  const body = $("#clause-dialog-body");
-  $("#clause-dialog-title").textContent = id;
-  body.replaceChildren(h("p", { class: "empty" }, "loading…"));
-  if (!dialog.open) dialog.showModal();
-  try {
-    const clause = await getClause(id);
-    const timeline = await renderTimeline(clause.document_id, { marks: { [clause.version]: "this clause" } });
-    body.replaceChildren(
-      h("p", { class: "meta" }, clauseMeta(clause)),
-      h("p", { class: "clause-text" }, clause.text),
-      h("h3", {}, "Version timeline"), timeline,
-    );
-  } catch (error) {
-    body.replaceChildren(h("p", { class: "error" }, error.message));
-  }
-}
-
-function clauseMeta(clause) {
-  const where = [clause.article ? `article ${clause.article}` : null, clause.page ? `page ${clause.page}` : null]
-    .filter(Boolean).join(", ");
-  return `${clause.document_id} (${clause.document_title}) · ${clause.version}, in effect ${clause.effective_start}`
-    + ` to ${clause.effective_end || "open-ended"} · ${clause.section}${where ? ` · ${where}` : ""}`;
-}
-
-const dayNumber = (iso) => Date.parse(`${iso}T00:00:00Z`) / 86400000;
-
-// A document's versions on one horizontal line, widths by duration; `marks` names the versions that
-// govern (version -> label), `others` the versions whose clauses were excluded, `date` the governing day.
-async function renderTimeline(documentId, { marks = {}, others = new Set(), date = null } = {}) {
-  let data;
-  try { data = await getVersions(documentId); } catch (error) {
-    return h("p", { class: "empty" }, `${documentId}: ${error.message}`);
-  }
-  const starts = data.versions.map((v) => dayNumber(v.effective_start));
-  const ends = data.versions.map((v) => (v.effective_end ? dayNumber(v.effective_end) + 1 : null));
-  const from = Math.min(...starts);
-  const known = [...starts, ...ends.filter((e) => e !== null)];
-  if (date) known.push(dayNumber(date) + 1);
-  const until = Math.max(...known) + 365;
-  const bar = h("div", { class: "bar", "aria-hidden": "true" });
-  data.versions.forEach((v, i) => {
-    const span = (ends[i] ?? until) - starts[i];
-    const label = marks[v.version];
-    const cls = label ? "seg governing" : others.has(v.version) ? "seg other" : "seg";
-    bar.append(h("div", { class: cls, style: `flex: ${Math.max(span, 1)} 1 0`, title: v.version },
-      h("b", {}, v.version, label ? ` — ${label}` : ""),
-      `${v.effective_start} → ${v.effective_end || "open-ended"}`));
-  });
-  if (date) {
-    const at = (dayNumber(date) - from) / (until - from);
-    if (at >= 0 && at <= 1) bar.append(h("div", { class: "date-marker", style: `left: ${(at * 100).toFixed(2)}%`, title: date }));
-  }
-  const list = h("ol", { class: "visually-hidden-list" }, data.versions.map((v) =>
-    h("li", { "data-version": v.version, "data-governing": marks[v.version] ? "true" : null },
-      `${v.version}: ${v.effective_start} to ${v.effective_end || "open-ended"}, ${v.clauses} clauses`,
-      marks[v.version] ? ` (${marks[v.version]})` : "", others.has(v.version) ? " (excluded here)" : "")));
-  list.style.cssText = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)";
-  const closed = data.events.filter((e) => e.kind === "version_closed").map((e) => `${e.date}: ${e.detail}`);
-  return h("div", { class: "timeline", "data-testid": "timeline", "data-document-id": documentId },
-    h("h3", {}, `${data.document_id} — ${data.title} `, h("span", { class: "code" }, data.kind)),
-    bar, list,
-    h("div", { class: "legend" },
-      date ? `red line: ${date}; ` : "", "green: the version named on the bar; striped: versions whose clauses were excluded here",
-      closed.length ? ` · ${closed.join("; ")}` : ""));
-}
-
 // ------------------------------------------------------------------ panels
 
 function panel(title, attrs, ...children) {
@@ -214,7 +97,7 @@ function passagesTable(rows, { testid, reason = false, read = false }) {
       h("th", {}, "score"), reason ? h("th", {}, "reason") : null, read ? h("th", {}, "in effect") : null)),
     h("tbody", {}, rows.map((r) => h("tr", { "data-testid": testid, "data-clause-id": r.clause_id },
       h("td", {}, clauseLink(r.clause_id)), h("td", {}, r.version || ""),
-      h("td", {}, [r.article, r.page ? `p. ${r.page}` : null].filter(Boolean).join(", ")),
+      h("td", {}, [r.article, pageText(r) || null].filter(Boolean).join(", ")),
       h("td", { class: "num" }, fmtScore(r.score)),
       reason ? h("td", {}, r.reason || "") : null, read ? h("td", {}, r.in_effect ? "yes" : "no") : null)))));
 }
@@ -258,14 +141,16 @@ async function timelinesPanel(documentIds, options) {
 
 // ------------------------------------------------------------------ renderers, one per request kind
 
-async function renderSearch(r) {
+async function renderSearch(r, request = {}) {
   const tone = r.status === "refused" ? "refused" : r.action === "none" ? "ok" : "escalate";
   const target = r.contract_id ? `contract ${r.contract_id}` : `${r.payer_id} / ${r.plan_id}`;
   const head = verdict(tone, r.status.toUpperCase(), "status",
     h("div", { class: "outcome" }, "action: ", h("span", { "data-testid": "action" }, r.action)),
     [fact("terms of", target), fact("effective", r.effective_date, "effective-date"),
       fact("requested", r.requested_date), fact("applicable version", r.applicable_version || "none", "applicable-version"),
-      fact("threshold", r.threshold)]);
+      advancedOpen() ? fact("threshold", r.threshold) : null]);
+  notEligible.clear();
+  for (const e of r.excluded) notEligible.set(e.clause_id, e.reason);
   const ids = [...r.sources, ...r.below_threshold, ...r.excluded].map((s) => s.clause_id);
   const answer = panel("Answer", { testid: "answer" }, h("p", { class: "answer-text" }, linkified(r.answer, ids)),
     r.unsettled.length ? h("div", {}, h("h3", {}, "Not settled"),
@@ -283,21 +168,26 @@ async function renderSearch(r) {
       passagesTable(r.below_threshold, { testid: "below-row" })));
   const versions = r.applicable_versions || {};
   const docs = [...r.sources, ...r.excluded, ...r.below_threshold].map((s) => s.document_id);
+  const contract = r.contract_id && catalog ? catalog.contracts.find((c) => c.id === r.contract_id) : null;
   const [timelines] = await Promise.all([
     timelinesPanel(docs, (doc) => ({
       marks: versions[doc] ? { [versions[doc]]: "governs" } : {},
       others: new Set(r.excluded.filter((e) => e.document_id === doc).map((e) => e.version)),
       date: r.effective_date,
+      why: (data) => whyGoverns(versions[doc], data.versions.find((v) => v.version === versions[doc]),
+        { answer: r, contract, document: data }),
     })),
     ...cards.map((c) => c.loaded),
   ]);
-  return [head, answer, sources, passages, timelines, jsonPanel(r)];
+  return [head, searchNextStep(r, request), answer, sources, passages, timelines, jsonPanel(r)];
 }
 
-async function renderDetermination(r) {
+async function renderDetermination(r, request = {}) {
   const head = verdict(r.gate, r.gate, "gate",
     h("div", { class: "outcome", "data-testid": "outcome" }, r.outcome),
     [fact("assertion", r.assertion_id, "assertion-id"),
+      r.policy ? fact("gate policy", r.policy.applied ? `${r.policy.name} (held for a person's signature)`
+        : r.policy.name, "gate-policy") : null,
       r.assertion_id ? h("div", {}, h("button", { type: "button", onclick: () => showAudit(r.assertion_id) }, "audit record")) : null]);
   const answer = panel("Answer", { testid: "answer" },
     h("p", { class: "answer-text" }, linkified(r.answer, r.citations.map((c) => c.clause_id))),
@@ -327,15 +217,20 @@ async function renderDetermination(r) {
       passagesTable(r.excluded, { testid: "excluded-row", reason: true })),
     panel(`Clauses read (${(r.retrieved || []).length})`, { class: "below", testid: "retrieved" },
       passagesTable(r.retrieved || [], { testid: "retrieved-row", read: true })));
+  notEligible.clear();
+  for (const e of r.excluded) notEligible.set(e.clause_id, e.reason);
   const clauses = await Promise.all(cards.map((c) => c.loaded));
   const governing = {};
   for (const clause of clauses.filter(Boolean)) governing[clause.document_id] = clause.version;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(request.as_of_date || "") ? request.as_of_date : null;
   const timelines = await timelinesPanel(Object.keys(governing), (doc) => ({
     marks: { [governing[doc]]: "cited" },
     others: new Set(r.excluded.filter((e) => e.document_id === doc).map((e) => e.version)),
-    date: /^\d{4}-\d{2}-\d{2}$/.test(r.request_date || "") ? r.request_date : null,
+    date: day,
+    why: (data) => whyGoverns(governing[doc], data.versions.find((v) => v.version === governing[doc]),
+      { answer: { ...r, plan_id: request.plan_id, as_of_date: day }, document: data }),
   }));
-  return [head, answer, citations, criteria, conflicts, passages, timelines, jsonPanel(r)];
+  return [head, nextStepPanel(r, request), answer, citations, criteria, conflicts, passages, timelines, jsonPanel(r)];
 }
 
 function compareSide(name, side) {
@@ -376,7 +271,16 @@ async function renderCompare(r) {
     }
   }
   const docs = [...r.a.sources, ...r.b.sources].map((s) => s.document_id);
-  const timelines = await timelinesPanel(docs, (doc) => ({ marks: marks[doc] || {} }));
+  const sideNames = { A: r.a, B: r.b };
+  const readBy = (sides) => sides.split(" and ").map((n) => `${n}: ${sideNames[n].target} as of ${sideNames[n].as_of_date}`);
+  const timelines = await timelinesPanel(docs, (doc) => ({
+    marks: marks[doc] || {},
+    why: () => {
+      const parts = Object.entries(marks[doc] || {}).map(([version, sides]) =>
+        `${version} is what ${sides} read (${readBy(sides).join("; ")})`);
+      return parts.length ? `${parts.join("; ")}.` : null;
+    },
+  }));
   return [head, differences, sides, timelines, jsonPanel(r)];
 }
 
@@ -408,9 +312,11 @@ function requestOf(form) {
       const body = { question: value("question") };
       if (form.elements["search-target"].value === "contract") body.contract_id = value("contract_id");
       else { body.payer_id = value("payer_id"); body.plan_id = value("plan_id"); }
-      if (value("effective_date")) body.effective_date = value("effective_date");
-      if (value("threshold")) body.threshold = Number(value("threshold"));
-      if (value("k")) body.k = Number.parseInt(value("k"), 10);
+      if (value("as_of_date")) body.as_of_date = value("as_of_date");
+      if (advancedOpen()) {  // handler mode leaves the server's defaults (threshold 0.62, k 3)
+        if (value("threshold")) body.threshold = Number(value("threshold"));
+        if (value("k")) body.k = Number.parseInt(value("k"), 10);
+      }
       return ["/v1/search", body, renderSearch];
     }
     case "determination":
@@ -435,8 +341,7 @@ async function submit(form) {
   form.querySelectorAll("[aria-invalid]").forEach((el) => el.removeAttribute("aria-invalid"));
   try {
     const response = await api("POST", path, body);
-    if (form.dataset.kind === "determination") response.request_date = body.as_of_date;
-    const parts = await render(response);
+    const parts = await render(response, body);
     results.replaceChildren(...parts.filter(Boolean));
     results.dataset.kind = form.dataset.kind;
     results.dataset.state = "done";
@@ -456,6 +361,10 @@ async function submit(form) {
 }
 
 // ------------------------------------------------------------------ the catalog: what can be picked
+
+function advancedOpen() {
+  return $("#s-advanced").open;
+}
 
 function option(value, label) {
   return h("option", { value }, label || value);

@@ -1,0 +1,455 @@
+"""One criterion's words as a typed atom: prescriber, event in a window, documentation, therapy
+history (with duration, count and the clause's own examples), age, count, amount, tenure, measure,
+condition; or `Unread` saying why not.
+
+The words that tell the kinds apart are data (`data/grammar/atoms.yaml`, `values.yaml`); concepts are
+named by the lexicon where it knows the phrase, else the clause's own words (which the fact reader
+then looks for literally). A criterion whose concept cannot be named is unread, never guessed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Any, Final
+
+import yaml
+
+from clauseguard.corpus.criteria import (
+    Age,
+    AllOf,
+    Amount,
+    AnyOf,
+    Atom,
+    Condition,
+    Count,
+    Documentation,
+    Duration,
+    Event,
+    Measure,
+    Node,
+    Period,
+    Prescriber,
+    Service,
+    Span,
+    Tenure,
+    Treatment,
+)
+from clauseguard.reading.grammar.phrases import _compile
+from clauseguard.reading.grammar.result import Unread
+from clauseguard.reading.grammar.values import Value, constant, values
+from clauseguard.reading.lexicon import Lexicon
+from clauseguard.text import fold
+
+MAX_CONCEPT_WORDS: Final = 14  # a longer stretch is not a name of something a fact can state
+MAX_STATEMENT_WORDS: Final = 45  # what a clinician must state or a record document, in its own words
+_ARTICLES: Final = re.compile(r"^(?:the|a|an|any|his|her|their|its)\s+", re.IGNORECASE)
+_CODE: Final = re.compile(r"(?<![\w.-])([A-Z]\d{4}|\d{4}[A-Z0-9]|[A-Z]\d{2}(?:\.[A-Z0-9]{1,4})?)(?![\w])")
+_AFTER_COURSE: Final = re.compile(r"\b(?:after|despite|following)\s*$", re.IGNORECASE)
+_EG: Final = re.compile(r"\(\s*(?:e\.g\.|eg\.|e\.g|for example|such as|including)[,:]?\s*(?P<list>[^()]*)\)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def data() -> dict[str, Any]:
+    raw = (resources.files("clauseguard") / "data" / "grammar" / "atoms.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(raw)
+
+
+@cache
+def _rx(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{_compile(p)})" for p in patterns))
+
+
+def _section(*path: str) -> tuple[str, ...]:
+    node: Any = data()
+    for key in path:
+        node = node[key]
+    return tuple(str(p) for p in node)
+
+
+class Reader:
+    """Reads one criterion at a time; `fresh` numbers atoms, `lexicon` names concepts."""
+
+    def __init__(self, text: str, lexicon: Lexicon, fresh: Callable[[], str]) -> None:
+        self.text = text
+        self.folded = fold(text)
+        self.lex = lexicon
+        self.fresh = fresh
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def span(self, a: int, b: int) -> Span:
+        while a < b and self.text[a] in " ,;:.\t\n":
+            a += 1
+        while b > a and self.text[b - 1] in " ,;:.\t\n":
+            b -= 1
+        return Span(a, b, self.text[a:b])
+
+    def name(self, a: int, b: int, domain: str | None = None) -> str | None:
+        """The concept a stretch names: the lexicon's name for it, else its own words (articles and
+        brackets left out), or None when it is too long to be a name."""
+        raw = re.sub(r"\([^()]*\)", " ", self.text[a:b])
+        raw = _ARTICLES.sub("", " ".join(raw.split()).strip(" ,;:.")).strip()
+        if not raw:
+            return None
+        known = self.lex.concept_named(raw)
+        if known is not None and (domain is None or self.lex.concepts[known].domain == domain):
+            return known
+        low = fold(raw)
+        if len(raw.split()) > MAX_CONCEPT_WORDS or self.vague(low):
+            return None
+        if re.search(r"\band\b", low) and re.search(r"\bor\b", low):
+            return None  # "COPD or fibrosis and hypoxemia": which binds tighter is not written
+        return low
+
+    @staticmethod
+    def vague(low: str) -> bool:
+        """A phrase with nothing a fact can be checked against ("appropriate testing")."""
+        return _rx(_section("vague")).search(low) is not None
+
+    def _find(self, key: tuple[str, ...], a: int, b: int) -> re.Match[str] | None:
+        return _rx(key).search(self.folded, a, b)
+
+    def _past_setting(self, a: int, b: int) -> int:
+        """Past a leading setting that ends with a comma ("At a face-to-face visit, ...")."""
+        m = _rx(_section("settings")).match(self.folded, a)
+        if m is None:
+            return a
+        comma = self.folded.find(",", m.end(), b)
+        return _skip_space(self.folded, comma + 1) if 0 <= comma < b - 3 else a
+
+    def _person_end(self, a: int, b: int) -> int:
+        """Past a leading "The patient" / "The beneficiary's treating practitioner" when present."""
+        a = _skip_space(self.folded, a)
+        m = _rx(_section("persons")).match(self.folded, a)
+        return m.end() if m is not None and m.end() <= b else a
+
+    # -- the readers, in order ---------------------------------------------------------------
+
+    def read(self, a: int, b: int) -> Node | Unread:
+        span = self.span(a, b)
+        if not span.text:
+            return Unread(span, "an empty criterion")
+        a = self._past_setting(span.start, span.end)
+        for reader in (self.prescriber, self.event, self.documentation, self.therapy, self.passive_therapy,
+                       self.valued, self.code, self.condition):
+            found = reader(a if reader not in (self.event,) else span.start, span.end)
+            if found is not None:
+                return dataclasses.replace(found, span=span) if isinstance(found, Atom) else found
+        return Unread(span, "no criterion reader accounts for it")
+
+    def prescriber(self, a: int, b: int) -> Node | None:
+        m = self._find(_section("prescriber", "consultation"), a, b)
+        consultation = m is not None
+        if m is None:
+            m = self._find(_section("prescriber", "by"), a, b)
+        if m is None:
+            return None
+        rest = self.text[m.end():b]
+        names = [n for n in (self.name_of_person(p) for p in _list_items(rest)) if n]
+        if not names:
+            return None
+        return Prescriber(self.fresh(), self.span(a, b), specialties=tuple(names), consultation=consultation)
+
+    def name_of_person(self, phrase: str) -> str | None:
+        cleaned = _ARTICLES.sub("", " ".join(phrase.split()).strip(" ,;:.")).strip()
+        return fold(cleaned) if cleaned and len(cleaned.split()) <= 4 else None
+
+    def event(self, a: int, b: int) -> Node | None:
+        window = self._find(_section("event", "window_before"), a, b)
+        setting = _rx(_section("settings")).match(self.folded, a) or _rx(_section("settings")).search(self.folded, a, b)
+        if window is None and setting is None:
+            return None
+        happened = self._find(_section("event", "happened"), a, b)
+        if happened is None:
+            return None
+        within = None
+        if window is not None:
+            found = [v for v in values(self.text[window.start():window.end()]) if v.unit in ("day", "week", "month", "year")]
+            if not found:
+                return None
+            within = Period(found[0].value, found[0].unit)  # type: ignore[arg-type]
+        what = self.text[happened.start():b]
+        item = self.name(happened.start(), min(b, happened.start() + len(what.split(" to ")[0])))
+        if item is None:
+            return None
+        return Event(self.fresh(), self.span(a, b), item=item, within=within)
+
+    def statement_of(self, a: int, b: int) -> str | None:
+        """What a record must document, named by the core of its words: "the beneficiary has sufficient
+        training using the particular device prescribed ..." is documentation of training (the whole
+        stretch stays the atom's span, so the citation quotes it)."""
+        raw = " ".join(re.sub(r"\([^()]*\)", " ", self.text[a:b]).split()).strip(" ,;:.")
+        raw = re.sub(r"^(?:that\s+)", "", raw)
+        if not raw or len(raw.split()) > MAX_STATEMENT_WORDS or re.search(r"\bjudg[e]?ment\b", fold(raw)):
+            return None
+        return self.core(raw)
+
+    def core(self, raw: str) -> str:
+        low = fold(raw)
+        cut = _rx(_section("qualifiers_after")).search(low)
+        if cut is not None and cut.start() > 3:
+            low = low[:cut.start()].strip(" ,")
+        person = _rx(_section("persons")).match(low)
+        if person is not None:
+            low = low[person.end():].strip()
+        low = re.sub(r"^(?:has|have|had|is|are|was|were|receives?|received|completed|undergone)\s+", "", low)
+        low = _ARTICLES.sub("", low)
+        for word in _section("grading"):
+            low = re.sub(rf"^{re.escape(word)}\s+", "", low)
+        return low.strip() or fold(raw)
+
+    def documentation(self, a: int, b: int) -> Node | None:
+        start = _skip_space(self.folded, self._person_end(a, b))
+        clinician = _rx(_section("clinicians")).match(self.folded, start)
+        verbs = _section("documentation", "verbs")
+        if clinician is not None:
+            m = _rx(verbs).search(self.folded, clinician.end(), b)
+            if m is not None and self.folded[clinician.end():m.start()].strip() == "":
+                # "certifies that the beneficiary has a severe visual impairment": a documented condition
+                said = self.condition(m.end(), b, require_lead=True)
+                if isinstance(said, Condition):
+                    return dataclasses.replace(said, span=self.span(a, b), documented=True)
+                item = self.statement_of(m.end(), b)
+                return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
+        m = _rx(_section("documentation", "nouns")).search(self.folded, a, b)
+        if m is not None and m.start() - a < 40:
+            item = self.statement_of(m.end(), b)
+            return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
+        m = _rx(_section("documentation", "after")).search(self.folded, a, b)
+        if m is not None and m.end() >= b - 2:
+            item = self.name(self._person_end(a, m.start()), m.start())
+            return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
+        return None
+
+    def passive_therapy(self, a: int, b: int) -> Node | None:
+        """"Oral and transdermal opioids have failed to relieve the pain", "a corticosteroid is
+        contraindicated": the therapy named before what happened to it."""
+        for status in ("failed", "intolerant", "contraindicated", "treated"):
+            m = _rx(_section("treatment", f"passive_{status}")).search(self.folded, a, b)
+            if m is None or m.start() - a < 3:
+                continue
+            if self._person_end(a, m.start()) != a:
+                continue
+            timed = self._timed_therapy(a, m.start(), status)
+            if timed is not None:
+                return timed
+            name = self.name(a, m.start(), None)
+            if name is None or values(self.text[a:m.start()]):
+                continue
+            return Treatment(self.fresh(), self.span(a, b), therapy=name, statuses=(status,))  # type: ignore[arg-type]
+        return None
+
+    def _timed_therapy(self, a: int, b: int, status: str) -> Node | None:
+        """"At least six months of conservative therapy, including systemic opioids, have failed":
+        a course of a therapy for a time, and what it included, failed."""
+        vals = values(self.text[a:b])
+        if len(vals) != 1 or vals[0].unit not in ("day", "week", "month", "year") or vals[0].start > 3 or status != "failed":
+            return None
+        v = vals[0]
+        rest = re.sub(r"^\s*(?:of|with)\s+", "", self.text[a + v.end:b])
+        rest_a = b - len(rest)
+        including = re.search(r",?\s*(?:including|such as|e\.g\.,?)\s+", rest)
+        name = self.name(rest_a, rest_a + (including.start() if including else len(rest.rstrip(" ,"))), None)
+        if name is None:
+            return None
+        course = Duration(self.fresh(), self.span(a, b), therapy=name, comparator=v.comparator,  # type: ignore[arg-type]
+                          value=v.value, unit=v.unit, outcome="inadequate response")  # type: ignore[arg-type]
+        if including is None:
+            return course
+        listed = rest[including.end():].rstrip(" ,")
+        examples = self.name(rest_a + including.end(), rest_a + including.end() + len(listed), None)
+        if examples is None:
+            return None
+        return AllOf((course, Treatment(self.fresh(), self.span(rest_a + including.end(), rest_a + including.end() + len(listed)),
+                                        therapy=examples, statuses=("failed",))))
+
+    def therapy(self, a: int, b: int) -> Node | None:
+        start = self._person_end(a, b)
+        best: tuple[int, int, str] | None = None
+        for status in ("failed", "intolerant", "contraindicated", "treated"):
+            m = _rx(_section("treatment", status)).search(self.folded, start, b)
+            if m is not None and m.start() - start <= 12 and (best is None or m.start() < best[0]):
+                best = (m.start(), m.end(), status)
+        if best is None:
+            return None
+        statuses = [best[2]]
+        tail_start = best[1]
+        # "tried and failed, or is intolerant of, X": further statuses joined to the first
+        for status in ("failed", "intolerant", "contraindicated"):
+            m = _rx(_section("treatment", status)).search(self.folded, tail_start, b)
+            if m is not None and status not in statuses and re.fullmatch(r"[\s,]*(?:or|and|and/or)?[\s,]*", self.folded[tail_start:m.start()]):
+                statuses.append(status)
+                tail_start = m.end()
+        if "treated" in statuses and len(statuses) > 1:
+            statuses.remove("treated")
+        body_a, body_b = tail_start, b
+        examples: tuple[str, ...] = ()
+        eg = _EG.search(self.text, body_a, body_b)
+        if eg is not None:
+            examples = tuple(fold(x) for x in _list_items(eg.group("list")) if x)
+        vals = [v for v in values(self.text[body_a:body_b])]
+        count = 1
+        durations: list[Value] = []
+        for v in vals:
+            if v.unit in ("day", "week", "month", "year"):
+                durations.append(v)
+            elif not v.unit and v.comparator in (">=", "==") and count == 1:
+                count = int(v.value)
+        therapy_a = body_a
+        counted = next((v for v in vals if not v.unit), None)
+        if counted is not None and counted.start < 30:
+            therapy_a = body_a + counted.end
+        therapy_b = body_b
+        for cut in (eg.start() if eg else None, *(body_a + v.start for v in durations)):
+            if cut is not None and therapy_a < cut < therapy_b:
+                therapy_b = cut
+        therapy_text = re.sub(r"\s+(?:for|of|over)\s*$", "", self.text[therapy_a:therapy_b])
+        therapy_text = re.split(r"\s+(?:for|with an?|at)\s+", therapy_text)[0]
+        name = self.name(therapy_a, therapy_a + len(therapy_text), None)
+        if name is None:
+            return None
+        atoms: list[Node] = [Treatment(self.fresh(), self.span(a, b), therapy=name,
+                                       statuses=tuple(statuses), count=max(count, 1), examples=examples)]  # type: ignore[arg-type]
+        for d in durations:
+            if d.comparator in (">=", ">"):
+                atoms.append(Duration(self.fresh(), self.span(body_a + d.start, body_a + d.end), therapy=name,
+                                      comparator=d.comparator, value=d.value, unit=d.unit,  # type: ignore[arg-type]
+                                      outcome="inadequate response" if "failed" in statuses else None))
+        return atoms[0] if len(atoms) == 1 else AllOf(tuple(atoms))
+
+    def valued(self, a: int, b: int) -> Node | None:
+        const = constant(self.text[a:b])
+        vals = values(self.text[a:b])
+        if not vals:
+            if const is not None and const["kind"] == "age":
+                return Age(self.fresh(), self.span(a, b), comparator=const["comparator"], value=float(const["value"]))
+            return None
+        if len(vals) > 1 and not all(v.per for v in vals):
+            return None  # several numbers in one criterion: read by the list reader, not here
+        v = vals[0]
+        low = self.folded[a:b]
+        if v.unit == "year" and re.search(r"\b(?:age|aged|old|older|younger)\b", low):
+            comparator = v.comparator if v.explicit else "=="
+            return Age(self.fresh(), self.span(a, b), comparator=comparator, value=v.value)  # type: ignore[arg-type]
+        if v.unit in ("EUR", "GBP", "USD"):
+            return Amount(self.fresh(), self.span(a, b), currency=v.unit, comparator=v.comparator,  # type: ignore[arg-type]
+                          value=v.value, per=v.per)
+        if v.unit in ("day", "week", "month", "year") and re.search(r"\b(?:insured|membership|enrolled|cover(?:ed)?|joined|contract)\b", low):
+            return Tenure(self.fresh(), self.span(a, b), comparator=v.comparator, value=v.value,  # type: ignore[arg-type]
+                          unit=v.unit)  # type: ignore[arg-type]
+        if not v.explicit:
+            return None
+        quantity = self._quantity(a, b, v)
+        if quantity is None:
+            return None
+        alternatives = [q.strip() for q in re.split(r"\s+or\s+", quantity) if q.strip()]
+        if len(alternatives) == 2 and v.per is None and v.unit not in ("day", "week", "month", "year"):
+            # "the AHI or RDI is 15 or more": either measure meets the threshold
+            return AnyOf(tuple(Measure(self.fresh(), self.span(a, b), quantity=q, comparator=v.comparator,  # type: ignore[arg-type]
+                                       value=v.value, unit=v.unit, per=v.per) for q in alternatives))
+        if v.per is not None and v.unit in ("", "units"):
+            return Count(self.fresh(), self.span(a, b), item=quantity, comparator=v.comparator,  # type: ignore[arg-type]
+                         value=v.value, per=v.per)
+        if v.unit in ("day", "week", "month", "year"):
+            if _AFTER_COURSE.search(self.text[a:a + v.start]):
+                return None  # "symptoms persist after 8 weeks of therapy": the course is not what persists
+            return Duration(self.fresh(), self.span(a, b), therapy=quantity, comparator=v.comparator,  # type: ignore[arg-type]
+                            value=v.value, unit=v.unit)  # type: ignore[arg-type]
+        if not v.unit and not self.text[a:a + v.start].strip() and self.lex.quantity_named(quantity) is None:
+            return None  # "at least one bladder medication": a count of things, not a measured quantity
+        return Measure(self.fresh(), self.span(a, b), quantity=quantity, comparator=v.comparator,  # type: ignore[arg-type]
+                       value=v.value, unit=v.unit, per=v.per)
+
+    def _quantity(self, a: int, b: int, v: Value) -> str | None:
+        """What a number measures: the words before it ("an HbA1c of"), else those after it."""
+        before = re.sub(r"\s+(?:of|is|was|at|are|were|has|have|by|to)\s*$", "", self.text[a:a + v.start])
+        before = self.text[self._person_end(a, a + len(before)):a + len(before)]
+        before = re.sub(r"^(?:has|have|had|is|are|shows?|with|performs?|needs?)\s+", "", before.strip())
+        if before.strip():
+            name = self.lex.quantity_named(_ARTICLES.sub("", before.strip())) or self.name(
+                a + self.text[a:a + v.start].find(before), a + self.text[a:a + v.start].find(before) + len(before))
+            if name:
+                return name
+        after_a = a + v.end
+        after = re.split(r"\s+(?:per|every|each|in|within|for|that|which|during)\s+", self.text[after_a:b])[0]
+        return self.name(after_a, after_a + len(after)) if after.strip() else None
+
+    def code(self, a: int, b: int) -> Node | None:
+        text = self.text[a:b]
+        codes = _CODE.findall(text)
+        stripped = _CODE.sub("", re.sub(r"\b(?:hcpcs|cpt|codes?|and|or)\b", "", text, flags=re.IGNORECASE))
+        if codes and not stripped.strip(" ,;:.()"):
+            return Service(self.fresh(), self.span(a, b), concept="service " + ", ".join(codes), codes=tuple(codes))
+        return None
+
+    def condition(self, a: int, b: int, require_lead: bool = False) -> Node | None:
+        if any(v.explicit for v in values(self.text[a:b])):
+            return None  # "a score of 20 or higher", "after at least 8 weeks of therapy": a bound is no part of a name
+        start = _skip_space(self.folded, self._person_end(a, b))
+        low = self.folded
+        led = False
+        history = documented = False
+        severity: tuple[str, ...] = ()
+        certainty = "stated"
+        for _ in range(4):  # leads may stack: "has a documented history of severe ..."
+            m = _rx(_section("condition", "leads")).match(low, _skip_space(low, start))
+            if m is not None and m.end() <= b:
+                start, led = m.end(), True
+                continue
+            m = _rx(_section("condition", "history")).match(low, _skip_space(low, start))
+            if m is not None:
+                history, start = True, m.end()
+                continue
+            m = _rx(_section("condition", "documented")).match(low, _skip_space(low, start))
+            if m is not None:
+                documented, start = True, m.end()
+                continue
+            m = _rx(_section("condition", "certainty_high")).match(low, _skip_space(low, start))
+            if m is not None:
+                certainty, start = "high_probability", m.end()
+                continue
+            m = _rx(_section("condition", "certainty_suspected")).match(low, _skip_space(low, start))
+            if m is not None:
+                certainty, start = "suspected", m.end()
+                continue
+            break
+        sev = _rx(_section("condition", "severity")).match(low, _skip_space(low, start))
+        if sev is not None:
+            words = fold(sev.group(0))
+            levels = [lvl for lvl in ("mild", "moderate", "severe") if lvl in words]
+            severity = tuple(levels if "to" not in words else _range(levels))
+            start = sev.end()
+        if require_lead and not (led and (severity or self.lex.concept_named(self.text[start:b].strip(" .,;")))):
+            return None
+        name = self.name(start, b, None)
+        if name is None:
+            return None
+        codes = tuple(c for c in _CODE.findall(self.text[a:b]) if re.match(r"[A-Z]\d{2}", c))
+        return Condition(self.fresh(), self.span(a, b), concept=name, severity=severity,
+                         certainty=certainty,  # type: ignore[arg-type]
+                         documented=documented, history=history, codes=codes)
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] == " ":
+        at += 1
+    return at
+
+
+def _range(levels: list[str]) -> list[str]:
+    order = ["mild", "moderate", "severe"]
+    if len(levels) < 2:
+        return levels
+    i, j = order.index(levels[0]), order.index(levels[-1])
+    return order[min(i, j):max(i, j) + 1]
+
+
+def _list_items(text: str) -> list[str]:
+    """"A, B, or C" -> [A, B, C] (brackets kept whole)."""
+    text = re.sub(r"\([^()]*\)", lambda m: m.group(0).replace(",", "\0"), text)
+    parts = re.split(r",\s*(?:and/or\s+|or\s+|and\s+)?|\s+(?:and/or|or|and)\s+", text.strip(" .;:"))
+    return [p.replace("\0", ",").strip() for p in parts if p and p.strip()]
