@@ -8,10 +8,10 @@ settings. It never parses transport formats and never renders: interfaces do tha
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from clauseguard import faults
@@ -128,6 +128,8 @@ class Engine:
         clause's criteria once for the reader and once, separately, for the cold verifier, so no
         request pays for a first compilation. Skipped for corpora above WARM_UP_LIMIT clauses."""
         _ = self.index
+        if self.log:
+            _ = self.seal_key  # a missing or open key is found at start-up, not on the first answer
         clauses = [c for d in self.corpus.documents for v in d.versions for c in v.clauses]
         if len(clauses) <= self.WARM_UP_LIMIT:
             for clause in clauses:
@@ -203,17 +205,30 @@ class Engine:
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
 
-    def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float]) -> None:
-        """Audit row, then trace line (both only redacted text); EnvironmentFailure if the row cannot be written."""
+    @cached_property
+    def seal_key(self) -> bytes:
+        """The key originals are sealed with (clauseguard.privacy.seal), read once per engine."""
+        from clauseguard.privacy.seal import load_key
+
+        return load_key()
+
+    def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float],
+             original: dict[str, Any]) -> None:
+        """Audit row (redacted request, the original sealed), then trace line (redacted text only);
+        EnvironmentFailure if the row cannot be written or the original cannot be sealed."""
         if not self.log:
             return
+        from clauseguard.privacy.seal import seal
+
+        audit = self.audit  # opened first: a log that cannot be written is what the failure names
+        sealed = seal(original, self.seal_key)
         response = answer.as_json()
         recorded = {k: v for k, v in response.items() if k != "timings"}
-        self.audit.record(
+        audit.record(
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
             trace_id=response["trace_id"], request_redacted=request, response_redacted=recorded,
             corpus=self.corpus, store_path=self.opened.store.location, settings=self.knobs,
-            version_seals=cited_version_seals(self.corpus, recorded),
+            version_seals=cited_version_seals(self.corpus, recorded), request_sealed=sealed,
         )
         self.audit.record_trace({
             "kind": kind, "trace_id": response["trace_id"], "assertion_id": response.get("assertion_id"),
@@ -228,7 +243,8 @@ class Engine:
 
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
         self._fresh()
-        privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))  # PHI found once for the whole request
+        original = parsed.model_dump(mode="json")
+        privacy = RequestPrivacy.of(original)  # PHI found once for the whole request
         _ = self.index, self.lexicon  # built once per engine, outside any request's budget
         started = time.perf_counter()
         assist = self.models.start() if self.models is not None else None
@@ -246,11 +262,11 @@ class Engine:
         self._apply_policy(response)
         engine_s = time.perf_counter() - started
         response = privacy.scrub(response)
-        redacted = privacy.request(parsed.model_dump(mode="json"))
+        redacted = privacy.request(original)
         response.assertion_id = "as-" + self._ids("determination", redacted)
         response.trace_id = "tr-" + self._ids("determination-trace", redacted)
         response.timings = Timings(engine_s=round(engine_s, 6), stages=dict(stages), model_s=response.timings.model_s)
-        self._log("determination", redacted, response, {"engine_s": round(engine_s, 6), **stages})
+        self._log("determination", redacted, response, {"engine_s": round(engine_s, 6), **stages}, original)
         return response
 
     def _apply_policy(self, response: DeterminationResponse) -> None:
@@ -268,13 +284,14 @@ class Engine:
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
         self._fresh()
         started = time.perf_counter()
-        privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))
+        original = parsed.model_dump(mode="json")
+        privacy = RequestPrivacy.of(original)
         response = privacy.scrub(run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index))
         engine_s = time.perf_counter() - started
-        redacted = privacy.request(parsed.model_dump(mode="json"))
+        redacted = privacy.request(original)
         response.trace_id = "tr-" + self._ids("search", redacted)
         response.timings = Timings(engine_s=round(engine_s, 6))
-        self._log("search", redacted, response, {"engine_s": round(engine_s, 6)})
+        self._log("search", redacted, response, {"engine_s": round(engine_s, 6)}, original)
         return response
 
     def compare(self, request: dict[str, Any] | CompareRequest) -> CompareResponse:

@@ -1,6 +1,8 @@
 """Replay: recompute an audited answer on the corpus it was made on and say whether it still matches.
 
-It reads the audit log's record and corpus snapshot, recomputes without logging, compares the answer
+It reads the audit log's record and corpus snapshot, opens the record's sealed original request
+(`privacy.seal`; rows written before sealing are recomputed from their redacted request, and the
+result says which), recomputes without logging, compares the answer
 field by field (timings aside), re-reads every cited clause from the store the answer came from, and
 checks the seal of every cited version recorded in the audit row against that store: text or
 clauses that changed behind the store's back are a mismatch; an end date set by a recorded
@@ -21,6 +23,7 @@ from clauseguard.corpus.store import CorpusStore, SqliteStore
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError
 from clauseguard.gate import DEFAULT_POLICY, GatePolicy
+from clauseguard.privacy.seal import original_request
 from clauseguard.responses import Answer
 
 VOLATILE = ("timings",)
@@ -108,11 +111,13 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         log.close()
     engine = Engine(open_snapshot(corpus, f"corpus of assertion {assertion_id}"), log=False,
                     policy=recorded_policy(record.settings))
+    original = original_request(record)  # SealError (exit 3) when sealed with a key this host lacks
+    request = original if original is not None else record.request
     again: Answer
     if record.kind == "determination":
-        again = engine.determine(record.request)
+        again = engine.determine(request)
     elif record.kind == "search":
-        again = engine.search(record.request)
+        again = engine.search(request)
     else:  # pragma: no cover - only these two kinds are logged
         raise ValueError(f"cannot replay a {record.kind}")
     recomputed = {k: v for k, v in again.as_json().items() if k not in VOLATILE}
@@ -133,6 +138,7 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         "kind": record.kind,
         "corpus_fingerprint": record.corpus_fingerprint,
         "recorded_at": record.recorded_at,
+        "request_source": "sealed original" if original is not None else "redacted",
         "match": not differences and not checks["tampered_clauses"] and not checks["tampered_versions"],
         "differences": differences,
         **checks,
