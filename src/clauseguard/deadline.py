@@ -2,7 +2,8 @@
 
 `StageClock` is the dict the pipeline records its stage timings in; once the deadline has passed,
 the next stage boundary raises `DeadlineExceeded`, and the engine answers REVIEW naming the budget.
-It never interrupts a stage in the middle and never changes an answer that finished in time.
+It never interrupts a stage in the middle and never changes an answer that finished in time; a
+narrative longer than MAX_READ_CHARS is not read at all (REVIEW), so no one stage runs unbounded.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ import time
 from typing import Final
 
 DEFAULT_DEADLINE_S: Final = 10.0  # ~1,000x the p95 of a warm determination on the 2-core machine
+# The longest narrative the reader reads: its cost is measured up to this length (bench/redaction_scaling.py,
+# a few seconds at worst on the 2-core machine), and the deadline is checked only between stages, so a
+# longer narrative goes to a handler (REVIEW) instead of holding the engine thread inside one stage.
+MAX_READ_CHARS: Final = 65_536
 DEADLINE_ENV: Final = "CLAUSEGUARD_DEADLINE_S"
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from clauseguard.corpus.criteria import Criteria
 from clauseguard.corpus.model import Clause, Corpus, Document, Version
 from clauseguard.corpus.store import CorpusStore
+from clauseguard.deadline import MAX_READ_CHARS
 from clauseguard.gate import CheckedCitation, Conflict, GateDecision, GateInput, decide
 from clauseguard.preflight import Preflight, Reason, preflight
 from clauseguard.reading import clause_criteria
@@ -371,6 +372,8 @@ def determine(
     if not pf.ok or pf.as_of is None:
         decision = decide(GateInput(halts=pf.halts))
         return _response(decision, flags=flags)
+    if len(req.narrative) > MAX_READ_CHARS:
+        return _response(too_long_to_read(len(req.narrative)), flags=flags)
     day = pf.as_of
     res = resolve(corpus, req, day)
     elig = eligibility(corpus, plan_id=req.plan_id, day=day, payer_id=req.payer_id)
@@ -446,6 +449,13 @@ class Laps:
         now = time.perf_counter()
         self.into[stage] = round(now - self.last, 6)
         self.last = now
+
+
+def too_long_to_read(length: int) -> GateDecision:
+    """A narrative longer than the reader reads within a request's budget: a handler reads it (REVIEW)."""
+    reason = Reason("narrative_length", f"the narrative is {length:,} characters, longer than the {MAX_READ_CHARS:,} "
+                                        "the reader reads within a request's budget; a handler must review this request")
+    return GateDecision("REVIEW", "INSUFFICIENT_EVIDENCE", (reason,))
 
 
 def _response(decision: GateDecision, citations: Sequence[Citation] = (), **body: Any) -> DeterminationResponse:

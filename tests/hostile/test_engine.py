@@ -31,3 +31,14 @@ def test_the_clock_raises_only_past_the_deadline() -> None:
 def test_the_deadline_setting(raw: str, expected: float | None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUSEGUARD_DEADLINE_S", raw)
     assert deadline_from_environment() == expected
+
+
+def test_a_narrative_longer_than_the_reader_reads_is_review_unread() -> None:
+    from clauseguard.deadline import MAX_READ_CHARS
+
+    engine = Engine(open_corpus("demo", None), log=False)
+    answer = engine.determine({**BASE, "narrative": "Type 1 diabetes on insulin. " * (MAX_READ_CHARS // 28 + 1)})
+    assert answer.gate == "REVIEW" and answer.outcome == "INSUFFICIENT_EVIDENCE"
+    assert [r.code for r in answer.reasons] == ["narrative_length"] and f"{MAX_READ_CHARS:,}" in answer.reasons[0].text
+    halted = engine.determine({**BASE, "payer_id": "", "narrative": "x " * MAX_READ_CHARS})
+    assert halted.gate == "HALT"  # a field's HALT is said first, as for any narrative

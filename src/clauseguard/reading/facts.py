@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 from clauseguard.corpus.criteria import Criteria, Period, Span, all_atoms, to_json
 from clauseguard.reading.lexicon import Lexicon, Match, Token, default_lexicon, normalise, tokenize
+from clauseguard.reading.positions import SpanIndex, TokenIndex
 
 Status = Literal["present", "absent", "unknown"]
 FactCertainty = Literal["suspected", "high_probability", "stated", "confirmed"]
@@ -301,6 +302,8 @@ class _Reader:
         self.clean = self._mask_untrusted()
         self.sentences = self._sentences(self.clean)
         self.tokens = tokenize(self.clean)
+        self._sentence_index, self._token_index = SpanIndex(self.sentences), TokenIndex(self.tokens)
+        self._named: SpanIndex | None = None  # the concepts of the whole text, found on first use
         self.cues = self._find_cues()
         self.relative_regions = self._relative_regions()
         self.relative_mentions: list[_Mention] = []
@@ -347,11 +350,11 @@ class _Reader:
         """Blank instruction-like text and reported speech (same length, so spans stay valid)."""
         text = self.text
         chars = list(text)
-        sentences = self._sentences(text)
+        sentences = SpanIndex(self._sentences(text))
         for kind, key in (("instruction", "instructions"), ("reported_speech", "reported_speech")):
             pattern = self.lex.pattern(self.lex.phrases(self.C, key), f"cue-{key}")
             for m in pattern.finditer(text):
-                s_start, s_end = next(((a, b) for a, b in sentences if a <= m.start() < b), (m.start(), len(text)))
+                s_start, s_end = sentences.holding(m.start()) or (m.start(), len(text))
                 start = m.start()
                 before = text[s_start:start]
                 if kind == "instruction" and not self.lex.find_concepts(before):
@@ -380,10 +383,7 @@ class _Reader:
         return out
 
     def _sentence_of(self, pos: int) -> tuple[int, int]:
-        for start, end in self.sentences:
-            if start <= pos < end or (pos == end and start < end):
-                return start, end
-        return pos, pos
+        return self._sentence_index.sentence_of(pos)
 
     # --- cues and mentions -------------------------------------------------------------------
 
@@ -486,8 +486,8 @@ class _Reader:
             # the statement as a whole: its words that neither name the relative nor a known condition
             known = [(m.start, m.end) for m in inside if m.domain != "free"]
             taken = [*cues, *known]
-            words = tuple(t.text for t in self.tokens if start <= t.start and t.end <= end
-                          and not any(s <= t.start < e for s, e in taken))
+            words = tuple(t.text for t in self._token_index.inside(start, end)
+                          if not any(s <= t.start < e for s, e in taken))
             out.append(RelativeFact(who, self._statement_status(start, end), span, None, "stated", words))
         return out
 
@@ -615,14 +615,14 @@ class _Reader:
     def _before_words(self, pos: int, limit: int = 8) -> list[Token]:
         """Tokens right before `pos` in the same clause, nearest last."""
         left, _ = self._clause_bounds(pos, stop_words=False)
-        toks = [t for t in self.tokens if left <= t.start and t.end <= pos]
+        toks = self._token_index.inside(left, pos)
         return toks[-limit:]
 
     def _modifiers(self, mention: _Mention) -> tuple[int, list[str]]:
         """The words that modify a mention, read back from it while they are modifiers
         ("confirmed moderate to severe active ..."): where they start, and the words."""
         left, _ = self._clause_bounds(mention.start, stop_words=False)
-        toks = [t for t in self.tokens if left <= t.start and t.end <= mention.start]
+        toks = self._token_index.inside(left, mention.start)
         modifier_words = set(self.severity_levels) | self.qualifier_words | {"to", "documented", "confirmed",
                                                                              "established", "known", "and", "or"}
         start = mention.start
@@ -940,11 +940,13 @@ class _Reader:
         stop = q.end + nxt[0].start if nxt else s_end
         rest = self.clean[end:stop]
         time = self._time_re()
-        named = [(c.start, c.end) for c in self.lex.find_concepts(self.clean, self.tokens)]
+        if self._named is None:
+            self._named = SpanIndex([(c.start, c.end) for c in self.lex.find_concepts(self.clean, self.tokens)])
+        named = self._named
         for num in re.finditer(rf"(?<![\w.-])(?P<n>\d+(?:\.\d+)?|{self._number_re()})(?![\w.-])(?!\s*(?:{time})\b)", rest, re.I):
             if re.match(r"\s*\(", rest[num.end():]):
                 continue
-            if any(a <= end + num.start() < b for a, b in named):
+            if named.holds(end + num.start()):
                 continue  # the "2" of "type 2 diabetes" is no second value
             return True
         past = self.lex.pattern(self.lex.phrases(self.C, "past_value"), "cue-past")
