@@ -122,3 +122,47 @@ def test_any_nested_shape_is_a_corpus_error_or_data_never_a_crash(tmp_path_facto
 
 def test_budget_constants_are_small() -> None:
     assert MAX_DEPTH <= 100 and ALIAS_BUDGET <= 100_000
+
+
+def bombs() -> dict[str, str]:
+    """Alias bombs of several shapes, each expanding past the budget: widths 2-10 over as many levels
+    as it takes, in flow lists, flow mappings, block lists and merge keys, anchored under `payers` or
+    at the top."""
+    out: dict[str, str] = {}
+    for width in range(2, 11):
+        levels = 1
+        while width ** levels <= ALIAS_BUDGET * 4:
+            levels += 1
+        names = [f"n{i}" for i in range(levels)]
+        flow = "".join(f"{n}: &{n} [{', '.join([f'*{p}'] * width) if p else ', '.join(['x'] * width)}]\n"
+                       for p, n in zip(["", *names], names))
+        mapping = "".join(f"{n}: &{n} {{{', '.join(f'k{j}: ' + (f'*{p}' if p else 'x') for j in range(width))}}}\n"
+                          for p, n in zip(["", *names], names))
+        block = "".join(f"{n}: &{n}\n" + "".join(f"  - {f'*{p}' if p else 'x'}\n" for _ in range(width))
+                        for p, n in zip(["", *names], names))
+        merge = "".join(f"{n}: &{n}\n" + (f"  <<: *{p}\n" if p else "") +
+                        "".join(f"  m{j}: {f'*{p}' if p else 'x'}\n" for j in range(width)) for p, n in zip(["", *names], names))
+        nested = "payers:\n" + "".join(f"  - &{n} [{', '.join([f'*{p}'] * width) if p else 'x'}]\n"
+                                       for p, n in zip(["", *names], names))
+        for style, body in (("flow", flow), ("mapping", mapping), ("block", block), ("merge", merge),
+                            ("under-payers", nested)):
+            out[f"{style}-w{width}"] = HEAD + body
+    return out
+
+
+def test_every_alias_bomb_is_refused_quickly_naming_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    failures = []
+    made = bombs()
+    for name, text in made.items():
+        path = _write(tmp_path, f"{name}.yaml", text)
+        started = time.process_time()
+        code, out = _validate(path, capsys)
+        spent = time.process_time() - started
+        if not (code == 2 and f"{name}.yaml" in out and "line " in out and "alias" in out
+                and len(out) < 2_000 and "Traceback" not in out and spent < 5):
+            failures.append((name, code, round(spent, 2), out[:200]))
+    with capsys.disabled():
+        print(f"\nYAML alias bombs: tried {len(made)}, failures {len(failures)}")
+    assert not failures, failures
