@@ -134,16 +134,17 @@ def bombs() -> dict[str, str]:
         while width ** levels <= ALIAS_BUDGET * 4:
             levels += 1
         names = [f"n{i}" for i in range(levels)]
+        pairs = list(zip(["", *names[:-1]], names, strict=True))  # (the level below, this level)
         flow = "".join(f"{n}: &{n} [{', '.join([f'*{p}'] * width) if p else ', '.join(['x'] * width)}]\n"
-                       for p, n in zip(["", *names], names))
+                       for p, n in pairs)
         mapping = "".join(f"{n}: &{n} {{{', '.join(f'k{j}: ' + (f'*{p}' if p else 'x') for j in range(width))}}}\n"
-                          for p, n in zip(["", *names], names))
+                          for p, n in pairs)
         block = "".join(f"{n}: &{n}\n" + "".join(f"  - {f'*{p}' if p else 'x'}\n" for _ in range(width))
-                        for p, n in zip(["", *names], names))
+                        for p, n in pairs)
         merge = "".join(f"{n}: &{n}\n" + (f"  <<: *{p}\n" if p else "") +
-                        "".join(f"  m{j}: {f'*{p}' if p else 'x'}\n" for j in range(width)) for p, n in zip(["", *names], names))
+                        "".join(f"  m{j}: {f'*{p}' if p else 'x'}\n" for j in range(width)) for p, n in pairs)
         nested = "payers:\n" + "".join(f"  - &{n} [{', '.join([f'*{p}'] * width) if p else 'x'}]\n"
-                                       for p, n in zip(["", *names], names))
+                                       for p, n in pairs)
         for style, body in (("flow", flow), ("mapping", mapping), ("block", block), ("merge", merge),
                             ("under-payers", nested)):
             out[f"{style}-w{width}"] = HEAD + body
