@@ -6,6 +6,7 @@
     addresses.py   street addresses (pyap, on bounded windows)
     presidio_ids.py  presidio's validated id recognizers on a blank spaCy pipeline
     names.py       person names: cues, the name table, the vocabulary rule
+    name_tokens.py the tokens and scripts the name finder reads
     tables.py      the word tables (built once by build_tables.py, committed)
     scrub.py       a request's PHI values scrubbed from every string of a response, trace or log line
     seal.py        the original request sealed with AES-GCM for replay (never stored in clear)

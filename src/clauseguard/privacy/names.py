@@ -14,115 +14,19 @@ looks at anything but the text given.
 from __future__ import annotations
 
 import re
-from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
-from functools import lru_cache
-from typing import Final, NamedTuple, overload
+from typing import Final
 
 import re2
 
+from clauseguard.privacy.name_tokens import DIGIT, TOKEN, Token, Tokens
 from clauseguard.privacy.tables import NAME_STRONG, NAME_WEAK, Tables, fold, tables
 from clauseguard.text import STOP_WORDS
 
-# Words (letters with inner apostrophes or hyphens), and single punctuation marks. Python's `re`:
-# each alternative starts on a different character class and no quantified group can match what the
-# next one starts with, so the scan never backtracks (bench/redaction_scaling.py); it is several times
-# faster per token than the RE2 binding, whose per-match cost dominated on long texts.
-_TOKEN: Final = re.compile(
-    r"[^\W\d_][\w\u0300-\u036f]*(?:['’][^\W\d_][\w\u0300-\u036f]*|-[\w\u0300-\u036f]+)*|[0-9]+|[^\s\w]|_")
-_DIGIT: Final = re.compile(r"[0-9]")
-# A word in a script other than Latin (Greek is left out: its letters name receptors and doses).
-_OTHER_SCRIPT: Final = re2.compile(r"[^\p{Latin}\p{Greek}\p{Common}\p{Inherited}]")
 _SENTENCE_END: Final = frozenset(".!?;:\n•*>")
 _OPENERS: Final = frozenset("([\"'“‘-–—")
 MAX_RUN: Final = 6  # words in one name
-
-
-_GREEK: Final = re2.compile(r"\p{Greek}")
-
-
-@lru_cache(maxsize=4096)
-def _other_script_char(ch: str) -> bool:
-    return bool(_OTHER_SCRIPT.search(ch))
-
-
-@lru_cache(maxsize=4096)
-def _greek_char(ch: str) -> bool:
-    return bool(_GREEK.search(ch))
-
-
-def _has_other_script(text: str) -> bool:
-    """A word in a script other than Latin; a Greek word too when it is a capitalised word of three
-    letters or more ("Παπαδόπουλος"), not a letter naming a receptor or a unit ("β", "μg")."""
-    if text.isascii():
-        return False
-    if any(_other_script_char(c) for c in text if not c.isascii()):
-        return True
-    return len(text) >= 3 and text[0].isupper() and all(_greek_char(c) for c in text if c.isalpha())
-
-
-class Token(NamedTuple):
-    start: int
-    end: int
-    text: str
-
-    @property
-    def is_word(self) -> bool:
-        return self.text[0].isalpha()
-
-    @property
-    def capitalised(self) -> bool:
-        """Title case (Smith, McCarthy, O'Brien) or all capitals of two letters or more (SMITH)."""
-        first = self.text[0]
-        return first.isupper() or (first.isalpha() and not first.isascii() and _other_script_char(first))
-
-    @property
-    def all_caps(self) -> bool:
-        letters = [c for c in self.text if c.isalpha()]
-        return len(letters) >= 2 and all(c.isupper() for c in letters)
-
-    @property
-    def initial(self) -> bool:
-        return len(self.text) == 1 and self.text.isupper()
-
-    @property
-    def other_script(self) -> bool:
-        return self.is_word and _has_other_script(self.text)
-
-
-class Tokens:
-    """The tokens of one text, kept as two arrays of offsets; a `Token` is made when one is read.
-    A long text holds no object per token, so its cost stays linear (no garbage-collector passes
-    over hundreds of thousands of live tuples)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = array("l")
-        self.ends = array("l")
-        for m in _TOKEN.finditer(text):
-            start, end = m.span()
-            self.starts.append(start)
-            self.ends.append(end)
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    @overload
-    def __getitem__(self, index: int) -> Token: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Token]: ...
-
-    def __getitem__(self, index: int | slice) -> Token | list[Token]:
-        if isinstance(index, slice):
-            return [self[k] for k in range(*index.indices(len(self)))]
-        start, end = self.starts[index], self.ends[index]
-        return Token(start, end, self.text[start:end])
-
-
-def tokens_of(text: str) -> list[Token]:
-    return Tokens(text)[:]
 
 
 _PREFIXED: Final = re.compile(r"[a-z]{1,3}['’-][^\W\d_]")  # al-Rashid, d'Angelo, bin-Talal (then a capital)
@@ -189,7 +93,7 @@ class _Reader:
         return before is not None and fold(before[0].text) in self.t.cues.relatives
 
     def name_like(self, tok: Token) -> bool:
-        if not tok.is_word or _DIGIT.search(tok.text):
+        if not tok.is_word or DIGIT.search(tok.text):
             return False
         return tok.capitalised or tok.other_script or _prefixed(tok.text)
 
@@ -481,7 +385,7 @@ def later_mentions(text: str, names: list[tuple[int, int]]) -> list[tuple[int, i
     t = tables()
     words: set[str] = set()
     for start, end in names:
-        for m in _TOKEN.finditer(text[start:end]):
+        for m in TOKEN.finditer(text[start:end]):
             word = _stem(m.group())
             if len(word) < 2 or not word[0].isalpha() or word.islower() or word.isupper() and len(word) <= 2:
                 continue
