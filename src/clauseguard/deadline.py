@@ -12,6 +12,9 @@ import os
 import time
 from typing import Final
 
+from clauseguard.gate import GateDecision
+from clauseguard.responses import DeterminationResponse, Reason
+
 DEFAULT_DEADLINE_S: Final = 10.0  # ~1,000x the p95 of a warm determination on the 2-core machine
 # The longest narrative the reader reads: its cost is measured up to this length (bench/redaction_scaling.py,
 # a few seconds at worst on the 2-core machine), and the deadline is checked only between stages, so a
@@ -59,3 +62,17 @@ class StageClock(dict[str, float]):
         super().__setitem__(stage, seconds)
         if self._deadline is not None and self.budget_s is not None and self._now() > self._deadline:
             raise DeadlineExceeded(stage, self.budget_s)
+
+
+def past_deadline(exc: DeadlineExceeded) -> DeterminationResponse:
+    """The answer to a determination whose budget ran out: REVIEW, naming the budget (design: gate rule 3)."""
+    reason = Reason(code="deadline", text=f"the determination did not finish within its {exc.budget_s:g} s "
+                    f"budget (stopped after {exc.stage}); a handler must review this request")
+    return DeterminationResponse(gate="REVIEW", outcome="INSUFFICIENT_EVIDENCE", reasons=[reason], answer=reason.text)
+
+
+def too_long_to_read(length: int) -> GateDecision:
+    """A narrative longer than the reader reads within a request's budget: a handler reads it (REVIEW)."""
+    reason = Reason(code="narrative_length", text=f"the narrative is {length:,} characters, longer than the "
+                    f"{MAX_READ_CHARS:,} the reader reads within a request's budget; a handler must review this request")
+    return GateDecision("REVIEW", "INSUFFICIENT_EVIDENCE", (reason,))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from clauseguard.corpus.criteria import Criteria
 from clauseguard.corpus.model import Clause, Corpus, Document, Version
 from clauseguard.corpus.store import CorpusStore
-from clauseguard.deadline import MAX_READ_CHARS
+from clauseguard.deadline import MAX_READ_CHARS, too_long_to_read
 from clauseguard.gate import CheckedCitation, Conflict, GateDecision, GateInput, decide
 from clauseguard.preflight import Preflight, Reason, preflight
 from clauseguard.reading import clause_criteria
@@ -449,13 +449,6 @@ class Laps:
         now = time.perf_counter()
         self.into[stage] = round(now - self.last, 6)
         self.last = now
-
-
-def too_long_to_read(length: int) -> GateDecision:
-    """A narrative longer than the reader reads within a request's budget: a handler reads it (REVIEW)."""
-    reason = Reason("narrative_length", f"the narrative is {length:,} characters, longer than the {MAX_READ_CHARS:,} "
-                                        "the reader reads within a request's budget; a handler must review this request")
-    return GateDecision("REVIEW", "INSUFFICIENT_EVIDENCE", (reason,))
 
 
 def _response(decision: GateDecision, citations: Sequence[Citation] = (), **body: Any) -> DeterminationResponse:

@@ -20,7 +20,7 @@ from clauseguard.caches import healing_index, index_cache_dir
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.seals import cited_version_seals
 from clauseguard.corpus.sources import Opened, refreshed
-from clauseguard.deadline import DeadlineExceeded, StageClock, deadline_from_environment
+from clauseguard.deadline import DeadlineExceeded, StageClock, deadline_from_environment, past_deadline
 from clauseguard.deployment import policy_report
 from clauseguard.errors import ClauseguardError, NotFoundError
 from clauseguard.gate import DEFAULT_POLICY, GateDecision, GatePolicy, apply_policy
@@ -48,7 +48,6 @@ from clauseguard.responses import (
     CompareResponse,
     DeterminationResponse,
     PlanRiders,
-    Reason,
     RetrievalEvalResponse,
     RiderEntry,
     SearchResponse,
@@ -435,15 +434,3 @@ def lexicon_files_fingerprint() -> str:
         digest.update(name.encode() + b"\0" + hashlib.sha256(raw).digest())
     return "sha256:" + digest.hexdigest()
 
-
-def redacted_request(request: DeterminationRequest) -> dict[str, Any]:
-    """The request as it may be stored or echoed: every string with its PHI replaced."""
-    data = request.model_dump(mode="json")
-    return dict(RequestPrivacy.of(data).request(data))
-
-
-def past_deadline(exc: DeadlineExceeded) -> DeterminationResponse:
-    """The answer to a determination whose budget ran out: REVIEW, naming the budget (design: gate rule 3)."""
-    reason = Reason(code="deadline", text=f"the determination did not finish within its {exc.budget_s:g} s "
-                    f"budget (stopped after {exc.stage}); a handler must review this request")
-    return DeterminationResponse(gate="REVIEW", outcome="INSUFFICIENT_EVIDENCE", reasons=[reason], answer=reason.text)
