@@ -983,8 +983,8 @@ class _Reader:
                 end = m.end() + nm.end()
                 onset_spans.append((m.start(), end))
                 out.append(AgeFact(value, self.span(m.start(), end), "onset"))
-        for m in re.finditer(rf"(?<![\w-])(?:aged|age|ages)\s+(?P<n>{N})(?![\w-])|(?P<n2>\d+)[\s-]*(?:year|yr)s?[\s-]*old"
-                             rf"|(?P<n3>\d+)\s+years\s+of\s+age", self.clean, re.I):
+        for m in re.finditer(rf"(?<![\w-])(?:aged|age|ages)\s+(?P<n>{N})(?![\w-])|(?<!\d)(?P<n2>\d++)[\s-]*(?:year|yr)s?[\s-]*old"
+                             rf"|(?<!\d)(?P<n3>\d++)\s+years\s+of\s+age", self.clean, re.I):
             if any(s <= m.start() < e for s, e in onset_spans):
                 continue
             value = self._num_at(m.group("n") or m.group("n2") or m.group("n3"))
