@@ -42,3 +42,11 @@ def test_a_narrative_longer_than_the_reader_reads_is_review_unread() -> None:
     assert [r.code for r in answer.reasons] == ["narrative_length"] and f"{MAX_READ_CHARS:,}" in answer.reasons[0].text
     halted = engine.determine({**BASE, "payer_id": "", "narrative": "x " * MAX_READ_CHARS})
     assert halted.gate == "HALT"  # a field's HALT is said first, as for any narrative
+
+
+def test_identifier_fields_keep_their_ids_while_the_text_is_redacted() -> None:
+    engine = Engine(open_corpus("demo", None), log=False)
+    answer = engine.search({"contract_id": "CT-48213", "effective_date": "2022-06-01",
+                            "question": "dental implant for MR# 445566, Pt: SMITH, JOHN"}).as_json()
+    assert answer["contract_id"] == "CT-48213"  # a corpus identifier, not a record id
+    assert "445566" not in str(answer) and "SMITH" not in str(answer)

@@ -33,6 +33,18 @@ def _strings(data: Any) -> list[str]:
     return out
 
 
+# Fields that name what the corpus holds (contract "CT-48213", plan, payer, codes, targets, clause ids):
+# checked against the corpus, never prose, so an id shape there is not a member or record id. Names,
+# phones, e-mails, dates of birth and addresses typed into them are still found.
+IDENTIFIER_FIELDS: Final = ("contract_id", "payer_id", "plan_id", "procedure_codes", "diagnosis_codes", "codes",
+                            "a", "b", "gold_clause_ids", "assertion_id", "document_id", "clause_id")
+FREE_TEXT_FIELDS: Final = ("narrative", "question", "reason")
+
+
+def _free_text(request: dict[str, Any]) -> set[str]:
+    return {v for k in FREE_TEXT_FIELDS if isinstance(v := request.get(k), str)}
+
+
 def _is_word_char(ch: str) -> bool:
     return ch.isalnum()
 
@@ -48,6 +60,13 @@ class RequestPrivacy:
     @classmethod
     def of(cls, request: Any) -> RequestPrivacy:
         redactions = {s: Redaction.of(s) for s in _strings(request) if s}
+        if isinstance(request, dict):  # an identifier field holds an identifier: its id shape is no PHI
+            for key in IDENTIFIER_FIELDS:
+                value = request.get(key)
+                for text in (value if isinstance(value, (list, tuple)) else [value]):
+                    if isinstance(text, str) and text in redactions and text not in _free_text(request):
+                        found = redactions[text]
+                        redactions[text] = Redaction(text, tuple(r for r in found.regions if r[2] != "ID"))
         made = cls(redactions)
         for redaction in redactions.values():
             for value, label in redaction.values:
