@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test notes install lint clean browser postgres
+.PHONY: demo test notes install lint clean browser phi-tables postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -77,3 +77,13 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
+
+# The redactor's word tables (names, ordinary and clinical words) are committed under
+# src/clauseguard/data/privacy/. This rebuilds them in a throwaway venv with the build-only packages
+# (names-dataset alone loads to 1.9 GB); nothing at run time needs those packages or a network.
+PHI_VENV := .venv-phi-tables
+phi-tables:
+	$(PYTHON) -m venv $(PHI_VENV)
+	$(PHI_VENV)/bin/pip install --quiet 'names-dataset==3.3.1' 'wordfreq==3.1.1' 'english-words==2.0.2' \
+	  'simple-icd-10-cm==1.5.0' 'drug-named-entity-recognition==2.0.9' pyyaml
+	PYTHONPATH=src $(PHI_VENV)/bin/python -m clauseguard.privacy.build_tables src/clauseguard/data/privacy

@@ -79,7 +79,8 @@ def test_injection_and_phi_change_nothing_and_never_leave(engine: Engine, isolat
     answer_text = json.dumps(hostile)
     traces = (isolated_home / "traces.jsonl").read_text()
     with sqlite3.connect(isolated_home / "audit.sqlite") as conn:
-        audit = json.dumps(conn.execute("SELECT * FROM assertions").fetchall())
+        # every column, the sealed original too (ciphertext, scanned as hex like the rest)
+        audit = json.dumps(conn.execute("SELECT * FROM assertions").fetchall(), default=lambda blob: blob.hex())
     for secret in PHI:
         assert secret not in answer_text
         assert secret not in traces

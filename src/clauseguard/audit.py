@@ -1,8 +1,9 @@
 """The audit log and the trace: every search and determination, replayable, with no PHI in either.
 
 The audit table is append-only (triggers refuse UPDATE and DELETE) and keeps, per assertion, the
-redacted request and response, the corpus fingerprint, a snapshot of that corpus and the seals of
-the versions the answer cites, so any answer can be recomputed and checked later. Audit first,
+redacted request and response, the corpus fingerprint, a snapshot of that corpus, the seals of
+the versions the answer cites and the original request sealed with AES-GCM (`privacy.seal`), so
+any answer can be recomputed and checked later. Audit first,
 answer second: `record` returns only once the row is durable and otherwise raises
 EnvironmentFailure naming the file; a trace line follows its row or the row is marked as having
 none. It never stores an unredacted narrative and never returns an answer it could not record.
@@ -71,6 +72,12 @@ CREATE TABLE missing_traces (
 """
         + refuse_update_delete("missing_traces", "the audit log"),
     ),
+    (
+        # the original request, sealed (clauseguard.privacy.seal): what replay and impact re-answer;
+        # rows written before it have none and are re-answered from their redacted request
+        "a003_20261201_sealed_originals",
+        "ALTER TABLE assertions ADD COLUMN request_sealed BLOB;",
+    ),
     *DECISION_MIGRATIONS,  # people's final decisions (clauseguard.decisions), in their own table
 ]
 
@@ -97,6 +104,7 @@ class AuditRecord:
     settings: dict[str, Any]
     recorded_at: str
     version_seals: dict[str, str] = field(default_factory=dict)
+    request_sealed: bytes | None = None  # the original request, AES-GCM (privacy.seal); None on older rows
 
 
 @dataclass(frozen=True)
@@ -111,6 +119,7 @@ class AuditEntry:
     store_path: str | None
     settings: dict[str, Any]
     version_seals: dict[str, str] = field(default_factory=dict)
+    request_sealed: bytes | None = None  # the original request, AES-GCM (privacy.seal), never in clear
 
 
 class AuditTrail(Protocol):
@@ -120,7 +129,8 @@ class AuditTrail(Protocol):
 
     def record(self, *, kind: str, assertion_id: str, trace_id: str, request_redacted: dict[str, Any],
                response_redacted: dict[str, Any], corpus: Corpus, store_path: str | None,
-               settings: dict[str, Any], version_seals: dict[str, str] | None = None) -> None:
+               settings: dict[str, Any], version_seals: dict[str, str] | None = None,
+               request_sealed: bytes | None = None) -> None:
         """Append one assertion durably, or raise EnvironmentFailure (then the answer must not go out)."""
         ...
 
@@ -153,6 +163,7 @@ def _record_of(row: tuple[Any, ...]) -> AuditRecord:
         seq=row[0], assertion_id=row[1], trace_id=row[2], kind=row[3], request=json.loads(row[4]),
         response=json.loads(row[5]), corpus_fingerprint=row[6], store_path=row[7], settings=json.loads(row[8]),
         recorded_at=row[9], version_seals=json.loads(row[10] or "{}"),
+        request_sealed=None if row[11] is None else bytes(row[11]),
     )
 
 
@@ -178,7 +189,7 @@ def record_filter(kind: str | None, payer: str | None, dates: tuple[str, str | N
 
 RECORD_COLUMNS: Final = (
     "seq, assertion_id, trace_id, kind, request_redacted, response_redacted, corpus_fingerprint,"
-    " store_path, settings, recorded_at, version_seals"
+    " store_path, settings, recorded_at, version_seals, request_sealed"
 )
 
 
@@ -187,7 +198,7 @@ def entry_row(entry: AuditEntry, fingerprint: str, now: str) -> tuple[Any, ...]:
     return (
         entry.assertion_id, entry.trace_id, entry.kind, digest(entry.request_redacted, 64),
         canonical(entry.request_redacted), canonical(entry.response_redacted), fingerprint, entry.store_path,
-        canonical(entry.settings), now, canonical(entry.version_seals),
+        canonical(entry.settings), now, canonical(entry.version_seals), entry.request_sealed,
     )
 
 
@@ -290,10 +301,11 @@ class AuditLog:
 
     def record(self, *, kind: str, assertion_id: str, trace_id: str, request_redacted: dict[str, Any],
                response_redacted: dict[str, Any], corpus: Corpus, store_path: str | None,
-               settings: dict[str, Any], version_seals: dict[str, str] | None = None) -> None:
+               settings: dict[str, Any], version_seals: dict[str, str] | None = None,
+               request_sealed: bytes | None = None) -> None:
         """Append one assertion (and its corpus snapshot, once per fingerprint) in one transaction."""
         self.record_many([AuditEntry(kind, assertion_id, trace_id, request_redacted, response_redacted,
-                                     store_path, settings, dict(version_seals or {}))], corpus)
+                                     store_path, settings, dict(version_seals or {}), request_sealed)], corpus)
 
     def record_many(self, entries: list[AuditEntry], corpus: Corpus) -> None:
         if not entries:
@@ -308,8 +320,8 @@ class AuditLog:
                     conn.execute("INSERT INTO corpora VALUES (?, ?, ?)", (fingerprint, snapshot_blob(corpus), now))
                 conn.executemany(
                     "INSERT INTO assertions (assertion_id, trace_id, kind, request_hash, request_redacted,"
-                    " response_redacted, corpus_fingerprint, store_path, settings, recorded_at, version_seals)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " response_redacted, corpus_fingerprint, store_path, settings, recorded_at, version_seals,"
+                    " request_sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [entry_row(e, fingerprint, now) for e in entries],
                 )
                 conn.execute("COMMIT")

@@ -35,8 +35,8 @@ log = logging.getLogger("clauseguard.audit")
 
 INSERT_ASSERTION = (
     "INSERT INTO assertions (assertion_id, trace_id, kind, request_hash, request_redacted, response_redacted,"
-    " corpus_fingerprint, store_path, settings, recorded_at, version_seals)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " corpus_fingerprint, store_path, settings, recorded_at, version_seals, request_sealed)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 
 
@@ -67,9 +67,10 @@ class PostgresAuditLog:
 
     def record(self, *, kind: str, assertion_id: str, trace_id: str, request_redacted: dict[str, Any],
                response_redacted: dict[str, Any], corpus: Corpus, store_path: str | None,
-               settings: dict[str, Any], version_seals: dict[str, str] | None = None) -> None:
+               settings: dict[str, Any], version_seals: dict[str, str] | None = None,
+               request_sealed: bytes | None = None) -> None:
         self.record_many([AuditEntry(kind, assertion_id, trace_id, request_redacted, response_redacted,
-                                     store_path, settings, dict(version_seals or {}))], corpus)
+                                     store_path, settings, dict(version_seals or {}), request_sealed)], corpus)
 
     def record_many(self, entries: list[AuditEntry], corpus: Corpus) -> None:
         if not entries:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from clauseguard.corpus.criteria import Criteria
 from clauseguard.corpus.model import Clause, Corpus, Document, Version
 from clauseguard.corpus.store import CorpusStore
+from clauseguard.deadline import MAX_READ_CHARS, too_long_to_read
 from clauseguard.gate import CheckedCitation, Conflict, GateDecision, GateInput, decide
 from clauseguard.preflight import Preflight, Reason, preflight
 from clauseguard.reading import clause_criteria
@@ -394,6 +395,8 @@ def determine(
     if not pf.ok or pf.as_of is None:
         decision = decide(GateInput(halts=pf.halts))
         return _response(decision, flags=flags)
+    if len(req.narrative) > MAX_READ_CHARS:
+        return _response(too_long_to_read(len(req.narrative)), flags=flags)
     day = pf.as_of
     res = resolve(corpus, req, day)
     elig = eligibility(corpus, plan_id=req.plan_id, day=day, payer_id=req.payer_id)

@@ -20,10 +20,11 @@ from clauseguard.caches import healing_index, index_cache_dir
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.seals import cited_version_seals
 from clauseguard.corpus.sources import Opened, refreshed
+from clauseguard.deadline import DeadlineExceeded, StageClock, deadline_from_environment, past_deadline
 from clauseguard.deployment import policy_report
 from clauseguard.errors import ClauseguardError, NotFoundError
 from clauseguard.gate import DEFAULT_POLICY, GateDecision, GatePolicy, apply_policy
-from clauseguard.preflight import redact
+from clauseguard.privacy.scrub import RequestPrivacy
 from clauseguard.requests import (
     CompareRequest,
     DeterminationRequest,
@@ -86,6 +87,9 @@ class Engine:
     settings: Settings = field(default_factory=Settings)
     log: bool = True  # replay recomputes without appending to the audit log
     model: ModelConfig | None = None  # optional model backend (clauseguard.models); None: rules alone
+    # Seconds a determination may take before it is answered REVIEW (clauseguard.deadline); None: no
+    # deadline. Not a knob: it never changes an answer that finished in time, so it is not in the ids.
+    deadline_s: float | None = field(default_factory=deadline_from_environment)
     policy: GatePolicy = DEFAULT_POLICY  # the deployment's gate policy (clauseguard.deployment)
     authored: Mapping[str, Revision] | None = None  # criteria revisions to read with; None: the store's approved ones
 
@@ -139,8 +143,14 @@ class Engine:
     def warm_up(self) -> Engine:
         """Start-up work for long-lived engines (eval, serve, mcp): build the index, and compile every
         clause's criteria once for the reader and once, separately, for the cold verifier, so no
-        request pays for a first compilation. Skipped for corpora above WARM_UP_LIMIT clauses."""
+        request pays for a first compilation (nor for loading the PHI detectors: name tables, presidio's
+        recognizers, phone metadata). Criteria are skipped for corpora above WARM_UP_LIMIT clauses."""
+        from clauseguard.privacy.redaction import detect
+
+        detect("Warm up: Pat Doe, 555 010 0199, pat.doe@example.com, 1 Main St, DOB 01/02/1980.")
         _ = self.index
+        if self.log:
+            _ = self.seal_key  # a missing or open key is found at start-up, not on the first answer
         clauses = [c for d in self.corpus.documents for v in d.versions for c in v.clauses]
         if len(clauses) <= self.WARM_UP_LIMIT:
             for clause in clauses:
@@ -216,17 +226,30 @@ class Engine:
     def _ids(self, kind: str, request: dict[str, Any]) -> str:
         return digest({"kind": kind, "request": request, "corpus": self.corpus_fingerprint, "knobs": self.knobs})
 
-    def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float]) -> None:
-        """Audit row, then trace line (both only redacted text); EnvironmentFailure if the row cannot be written."""
+    @cached_property
+    def seal_key(self) -> bytes:
+        """The key originals are sealed with (clauseguard.privacy.seal), read once per engine."""
+        from clauseguard.privacy.seal import load_key
+
+        return load_key()
+
+    def _log(self, kind: str, request: dict[str, Any], answer: Answer, stages: dict[str, float],
+             original: dict[str, Any]) -> None:
+        """Audit row (redacted request, the original sealed), then trace line (redacted text only);
+        EnvironmentFailure if the row cannot be written or the original cannot be sealed."""
         if not self.log:
             return
+        from clauseguard.privacy.seal import seal
+
+        audit = self.audit  # opened first: a log that cannot be written is what the failure names
+        sealed = seal(original, self.seal_key)
         response = answer.as_json()
         recorded = {k: v for k, v in response.items() if k != "timings"}
-        self.audit.record(
+        audit.record(
             kind=kind, assertion_id=response.get("assertion_id", response["trace_id"]),
             trace_id=response["trace_id"], request_redacted=request, response_redacted=recorded,
             corpus=self.corpus, store_path=self.opened.store.location, settings=self.knobs,
-            version_seals=cited_version_seals(self.corpus, recorded),
+            version_seals=cited_version_seals(self.corpus, recorded), request_sealed=sealed,
         )
         # the facts rules are loaded by the answer already; importing them at the top would load them for --help
         from clauseguard.reading.facts.rules import default_rules
@@ -245,23 +268,31 @@ class Engine:
 
         parsed = request if isinstance(request, DeterminationRequest) else parse_request(DeterminationRequest, request)
         self._fresh()
+        original = parsed.model_dump(mode="json")
+        privacy = RequestPrivacy.of(original)  # PHI found once for the whole request
+        _ = self.index, self.lexicon  # built once per engine, outside any request's budget
         started = time.perf_counter()
         assist = self.models.start() if self.models is not None else None
-        stages: dict[str, float] = {}
-        response = run_determination(
-            parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
-            cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(), assist=assist,
-            stages=stages,
-        )
+        stages = StageClock(self.deadline_s)
+        try:
+            response = run_determination(
+                parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,
+                cache=self.compiled, verifier=self.verifier, fault=faults.from_environment(), assist=assist,
+                stages=stages,
+            )
+        except DeadlineExceeded as exc:
+            response = past_deadline(exc)
         if assist is not None and response.model is None:  # a HALT, or no governing document: nothing to read
             assist.finish(response, [])
         self._apply_policy(response)
         engine_s = time.perf_counter() - started
-        redacted = redacted_request(parsed)
+        response = privacy.scrub(response)
+        # a date of birth (PHI) is kept as the age it gives on the request's date, all the engine reads of it
+        redacted = redacted_structured(privacy.request(original), _as_of(parsed.as_of_date))
         response.assertion_id = "as-" + self._ids("determination", redacted)
         response.trace_id = "tr-" + self._ids("determination-trace", redacted)
-        response.timings = Timings(engine_s=round(engine_s, 6), stages=stages, model_s=response.timings.model_s)
-        self._log("determination", redacted, response, {"engine_s": round(engine_s, 6), **stages})
+        response.timings = Timings(engine_s=round(engine_s, 6), stages=dict(stages), model_s=response.timings.model_s)
+        self._log("determination", redacted, response, {"engine_s": round(engine_s, 6), **stages}, original)
         return response
 
     def _apply_policy(self, response: DeterminationResponse) -> None:
@@ -279,12 +310,14 @@ class Engine:
         parsed = request if isinstance(request, SearchRequest) else parse_request(SearchRequest, request)
         self._fresh()
         started = time.perf_counter()
-        response = run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
+        original = parsed.model_dump(mode="json")
+        privacy = RequestPrivacy.of(original)
+        response = privacy.scrub(run_search(parsed, corpus=self.corpus, store=self.opened.store, index=self.index))
         engine_s = time.perf_counter() - started
-        redacted = parsed.model_dump(mode="json") | {"question": redact(parsed.question)}
+        redacted = privacy.request(original)
         response.trace_id = "tr-" + self._ids("search", redacted)
         response.timings = Timings(engine_s=round(engine_s, 6))
-        self._log("search", redacted, response, {"engine_s": round(engine_s, 6)})
+        self._log("search", redacted, response, {"engine_s": round(engine_s, 6)}, original)
         return response
 
     def compare(self, request: dict[str, Any] | CompareRequest) -> CompareResponse:
@@ -294,8 +327,9 @@ class Engine:
         parsed = request if isinstance(request, CompareRequest) else parse_request(CompareRequest, request)
         self._fresh()
         started = time.perf_counter()
-        response = run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index)
-        response.trace_id = self._ids("compare", parsed.model_dump(mode="json"))
+        privacy = RequestPrivacy.of(parsed.model_dump(mode="json"))
+        response = privacy.scrub(run_compare(parsed, corpus=self.corpus, store=self.opened.store, index=self.index))
+        response.trace_id = self._ids("compare", privacy.request(parsed.model_dump(mode="json")))
         response.timings = Timings(engine_s=round(time.perf_counter() - started, 6))
         return response
 
@@ -395,14 +429,8 @@ def lexicon_files_fingerprint() -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def redacted_request(request: DeterminationRequest) -> dict[str, Any]:
-    """The request as it may be stored or echoed: narrative and question with PHI replaced, a date of
-    birth replaced by the age it gives on the request's date (structured fields left out when absent)."""
-    data = request.model_dump(mode="json", exclude_none=True)
-    data["narrative"] = redact(request.narrative)
-    data["question"] = redact(request.question)
+def _as_of(raw: str) -> Any:
     try:
-        as_of = parse_iso_date(request.as_of_date.strip())
+        return parse_iso_date(raw.strip())
     except ValueError:
-        as_of = None
-    return redacted_structured(data, as_of)
+        return None

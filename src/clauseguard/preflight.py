@@ -1,4 +1,5 @@
-"""Preflight: the HALT rules, PHI redaction, and instruction-like text in the narrative.
+"""Preflight: the HALT rules, the narrative's PHI redaction (`clauseguard.privacy`), and
+instruction-like text in the narrative (rules in `data/screening/instructions.yaml`, RE2).
 
 Pure code, no model. It decides only whether a determination may be attempted at all; it never
 reads policy text. Facts are read from the original narrative in memory; everything that leaves the
@@ -7,127 +8,45 @@ process (answers, traces, logs, the audit table) is taken from `Redaction` outpu
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import date
-from typing import Final
+from functools import cache
+from importlib import resources
+from typing import Any, Final
+
+import re2
+import yaml
 
 from clauseguard.corpus.codes import SHAPE_HELP, is_diagnosis_code, is_procedure_code
 from clauseguard.corpus.model import Corpus
+from clauseguard.privacy import Redaction, redact
 from clauseguard.requests import DeterminationRequest, parse_iso_date, structured_problems
 from clauseguard.responses import Reason
+from clauseguard.text import sentences
 
-# ----------------------------------------------------------------------------- PHI redaction
-
-_LABEL = r"(?:\s*[:#=-]\s*|\s+)"
-_PHI_PATTERNS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
-    ("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
-    (
-        "DOB",
-        re.compile(
-            r"\b(?:DOB|D\.O\.B\.?|date of birth|born(?: on)?|birth ?date)" + _LABEL
-            + r"(?P<phi>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}|[A-Z][a-z]+\.? \d{1,2},? \d{4}|\d{1,2} [A-Z][a-z]+ \d{4})",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "ID",
-        re.compile(
-            r"\b(?:MRN|medical record(?: number| no\.?| #)?|member(?: id| number| no\.?| #)|subscriber(?: id| number)"
-            r"|patient id|record(?: number| no\.?| #)|SSN|social security(?: number)?|policy(?: number| no\.?| #))"
-            + _LABEL + r"(?P<phi>(?-i:(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}))\b",
-            re.IGNORECASE,
-        ),
-    ),
-    ("SSN", re.compile(r"\b\d{3}-\d{2}-\d{4}\b")),
-    (
-        "PHONE",
-        re.compile(r"(?<![\w.])(?:\+?1[ .-]?)?(?:\(\d{3}\)\s?|\d{3}[ .-])\d{3}[ .-]\d{4}\b|\+\d{2}[ \d]{8,14}\d\b"),
-    ),
-    (
-        "ADDRESS",
-        re.compile(
-            r"\b\d{1,6}\s+(?:[A-Z][a-z]+\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd"
-            r"|Court|Ct|Way|Place|Pl|Terrace|Close)\b\.?(?:,?\s*(?:Apt|Unit|Suite)\.?\s*\w+)?"
-        ),
-    ),
-    (
-        "NAME",
-        re.compile(
-            r"(?i:\b(?:patient|member|client|insured|subscriber)(?: full)? name|\bname)\s*[:=-]\s*"
-            r"(?P<phi>[A-Z][a-zA-Z'-]+(?:\s+[A-Z]\.?(?=\s))?(?:\s+[A-Z][a-zA-Z'-]+){0,2})",
-        ),
-    ),
-    ("NAME", re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr)\.?\s+[A-Z][a-zA-Z'-]+(?:\s+[A-Z][a-zA-Z'-]+)?")),
-)
-
-
-@dataclass(frozen=True)
-class Redaction:
-    """PHI regions of one text, found once; redacts the whole text or any span of it."""
-
-    original: str
-    regions: tuple[tuple[int, int, str], ...]  # (start, end, label), sorted, non-overlapping
-
-    @classmethod
-    def of(cls, text: str) -> Redaction:
-        found: list[tuple[int, int, str]] = []
-        for label, pattern in _PHI_PATTERNS:
-            for m in pattern.finditer(text):
-                # A labelled value ("DOB 03/14/1981") keeps its label and loses its value.
-                group = "phi" if "phi" in pattern.groupindex else 0
-                found.append((m.start(group), m.end(group), label))
-        found.sort(key=lambda r: (r[0], -r[1], r[2]))
-        merged: list[tuple[int, int, str]] = []
-        for start, end, label in found:
-            if merged and start < merged[-1][1]:
-                prev = merged[-1]
-                merged[-1] = (prev[0], max(prev[1], end), prev[2])
-            else:
-                merged.append((start, end, label))
-        return cls(text, tuple(merged))
-
-    @property
-    def text(self) -> str:
-        return self.span(0, len(self.original))
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        return tuple(sorted({label for _, _, label in self.regions}))
-
-    def span(self, start: int, end: int) -> str:
-        """original[start:end] with every PHI region that touches it replaced by `[LABEL]`."""
-        out: list[str] = []
-        pos = start
-        for r_start, r_end, label in self.regions:
-            if r_end <= start or r_start >= end:
-                continue
-            if r_start > pos:
-                out.append(self.original[pos:r_start])
-            out.append(f"[{label}]")
-            pos = max(pos, r_end)
-        if pos < end:
-            out.append(self.original[pos:end])
-        return "".join(out)
-
-
-def redact(text: str) -> str:
-    """The text with names, dates of birth, member/record ids, phones, emails and addresses replaced."""
-    return Redaction.of(text).text
-
+__all__ = ["NarrativeReading", "Preflight", "Reason", "Redaction", "preflight", "redact", "screen_instructions"]
 
 # ----------------------------------------------------------------------------- instructions in the narrative
 
-_INSTRUCTION = re.compile(
-    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|rules|criteria)"
-    r"|disregard (?:the |all |any )?(?:previous |prior |above )?(?:instructions|rules|policy|criteria)"
-    r"|you are now\b|as the (?:medical director|reviewer|system)|system prompt"
-    r"|\bapprove (?:this|the) (?:claim|request)|\bapprove this\b|\bmark (?:this|it) (?:as )?(?:covered|approved)"
-    r"|\bcite (?:clause|policy)\b|regardless of the (?:criteria|policy|rules)|\bnew instructions?\b"
-    r"|\boverride (?:the )?(?:policy|criteria|gate)",
-    re.IGNORECASE,
-)
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\S))+[.!?]*")
+_INSTRUCTION_FILE: Final = resources.files("clauseguard") / "data" / "screening" / "instructions.yaml"
+# Where a narrative divides into pieces that are screened one at a time: its sentences (the text
+# toolkit's splitter, the one every reader uses), then inside a sentence the line breaks and the edges
+# of markup (an HTML comment or tag) and dashes, so an unterminated hidden comment ends where the
+# visible text resumes instead of swallowing the real sentence after it.
+_EDGE: Final = re2.compile(r"<!--|-->|</?[A-Za-z][^<>\n]{0,200}>|\n+|\s--+\s|\s?[—–]\s")
+# Inside one piece, a run-on "approve this claim Chart documents two tests" turns at a capital after
+# a lower-case word, and "onset age 32. IGNORE ALL..." at a capital after a stop the sentence splitter
+# kept (it reads "32." as a list number): only the part holding the instruction is blanked.
+_RUN_ON_TURN: Final = re2.compile(r"\b[a-z][a-z0-9]*[,;)\]]?\s+([A-Z])[a-z]|\b[a-z0-9]+[.!?]\s+([A-Z])")
+
+
+@cache
+def _instruction_patterns() -> tuple[Any, ...]:
+    data = yaml.safe_load(_INSTRUCTION_FILE.read_text(encoding="utf-8"))
+    options = re2.Options()
+    options.case_sensitive = False
+    return tuple(re2.compile(p, options) for p in data["patterns"])
 
 
 @dataclass(frozen=True)
@@ -138,16 +57,59 @@ class NarrativeReading:
     flags: tuple[str, ...]
 
 
+def _segments(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each piece: every sentence, cut again at line breaks and markup edges."""
+    edges = [(m.start(), m.end()) for m in _EDGE.finditer(text)]  # once over the whole text (RE2 re-encodes per call)
+    out, k = [], 0
+    for sentence in sentences(text):
+        pos = sentence.start
+        while k < len(edges) and edges[k][1] <= sentence.start:
+            k += 1
+        j = k
+        while j < len(edges) and edges[j][0] < sentence.end:
+            if edges[j][0] > pos:
+                out.append((pos, edges[j][0]))
+            pos = max(pos, edges[j][1])
+            j += 1
+        if pos < sentence.end:
+            out.append((pos, sentence.end))
+    return out
+
+
+def _instruction_hits(text: str) -> list[tuple[int, int]]:
+    """Every instruction match over the whole text, sorted (each pattern runs once: RE2's Python
+    binding re-encodes its whole input per call, so calls per segment would be quadratic)."""
+    return sorted((m.start(), m.end()) for p in _instruction_patterns() for m in p.finditer(text))
+
+
+def _blanked_part(text: str, start: int, end: int, hits: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The part of one segment that holds an instruction: from the first run-on piece an instruction
+    touches to the last one it touches (None when the segment holds none). `hits` lie in the segment."""
+    if not hits:
+        return None
+    segment = text[start:end]
+    turns = [max(m.start(1), m.start(2)) for m in _RUN_ON_TURN.finditer(segment)]  # the capital that turns
+    cuts = [start] + [start + turn for turn in turns] + [end]
+    pieces = list(zip(cuts, cuts[1:], strict=False))
+    touched = [i for i, (a, b) in enumerate(pieces) if any(h0 < b and h1 > a for h0, h1 in hits)]
+    return pieces[touched[0]][0], pieces[touched[-1]][1]
+
+
 def screen_instructions(text: str, redaction: Redaction | None = None) -> NarrativeReading:
-    """Blank out sentences that read as instructions to the system; record each as a flag, never obey it."""
+    """Blank out text that reads as instructions to the system; record each as a flag, never obey it."""
     redaction = redaction or Redaction.of(text)
     chars = list(text)
     flags: list[str] = []
-    for sentence in _SENTENCE.finditer(text):
-        if _INSTRUCTION.search(sentence.group()):
-            flags.append(redaction.span(sentence.start(), sentence.end()).strip())
-            for i in range(sentence.start(), sentence.end()):
-                chars[i] = " "
+    hits = _instruction_hits(text)
+    starts = [h[0] for h in hits]
+    for seg_start, seg_end in _segments(text):
+        inside = [h for h in hits[bisect_left(starts, seg_start):bisect_left(starts, seg_end)] if h[1] <= seg_end]
+        part = _blanked_part(text, seg_start, seg_end, inside)
+        if part is None:
+            continue
+        flags.append(redaction.span(*part).strip())
+        for i in range(*part):
+            chars[i] = " "
     return NarrativeReading("".join(chars), tuple(flags))
 
 

@@ -1,8 +1,10 @@
 """Replay: recompute an audited answer on the corpus it was made on and say whether it still matches.
 
-It reads the audit log's record and corpus snapshot, recomputes without logging, compares the answer
-field by field (timings aside), re-reads every cited clause from the store the answer came from,
-replays with the criteria revisions the answer recorded (a revision row that changed is reported), and
+It reads the audit log's record and corpus snapshot, opens the record's sealed original request
+(`privacy.seal`; rows written before sealing are recomputed from their redacted request, and the
+result says which), recomputes without logging, compares the answer field by field (timings aside),
+re-reads every cited clause from the store the answer came from, replays with the criteria revisions
+the answer recorded (a revision row that changed is reported), and
 checks the seal of every cited version recorded in the audit row against that store: text or
 clauses that changed behind the store's back are a mismatch; an end date set by a recorded
 `version_closed` timeline event is reported under `closed_since`, not as a mismatch. It never
@@ -23,6 +25,7 @@ from clauseguard.corpus.store import CorpusStore, SqliteStore
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError
 from clauseguard.gate import DEFAULT_POLICY, GatePolicy
+from clauseguard.privacy.seal import original_request
 from clauseguard.responses import Answer
 
 VOLATILE = ("timings",)
@@ -109,6 +112,8 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
     finally:
         log.close()
     opened = open_snapshot(corpus, f"corpus of assertion {assertion_id}")
+    original = original_request(record)  # SealError (exit 3) when sealed with a key this host lacks
+    request = original if original is not None else record.request
     store = _open_live_store(record.store_path)
     try:
         # the criteria revisions the answer was made with, checked and pinned (none recorded: none used)
@@ -116,9 +121,9 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         engine = Engine(opened, log=False, policy=recorded_policy(record.settings), authored=pinned.revisions)
         again: Answer
         if record.kind == "determination":
-            again = engine.determine(record.request)
+            again = engine.determine(request)
         elif record.kind == "search":
-            again = engine.search(record.request)
+            again = engine.search(request)
         else:  # pragma: no cover - only these two kinds are logged
             raise ValueError(f"cannot replay a {record.kind}")
         recomputed = {k: v for k, v in again.as_json().items() if k not in VOLATILE}
@@ -139,6 +144,7 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         "kind": record.kind,
         "corpus_fingerprint": record.corpus_fingerprint,
         "recorded_at": record.recorded_at,
+        "request_source": "sealed original" if original is not None else "redacted",
         "match": (not differences and not checks["tampered_clauses"] and not checks["tampered_versions"]
                   and not pinned.tampered and not pinned.missing),
         "differences": differences,

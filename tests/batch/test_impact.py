@@ -67,7 +67,7 @@ def test_impact_lists_the_audited_answers_the_revision_changes(store_file: Path)
     [changed] = report["changed"]
     assert changed["key"] == answers[1].assertion_id and changed["version_before"] == "v1"
     assert changed["before"]["outcome"] == "COVERED" and changed["after"]["outcome"] != "COVERED"
-    assert "outcome" in changed["changes"] and changed["request"] == "redacted"
+    assert "outcome" in changed["changes"] and changed["request"] == "sealed original"  # re-answered from the original
     assert report["clause_differences"]["v1"], "the criteria clause differs between v1 and v2"
 
 

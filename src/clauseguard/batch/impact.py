@@ -31,18 +31,16 @@ OriginalRequest = Callable[[AuditRecord], "dict[str, Any] | None"]
 
 
 def no_seal(record: AuditRecord) -> dict[str, Any] | None:
-    """The default until the PHI seal exists: no original is available."""
+    """No original is available (every case is re-answered from its redacted request)."""
     return None
 
 
 def default_originals() -> OriginalRequest:
-    """`clauseguard.seal.original_request` when the seal module is installed, else `no_seal`."""
-    try:
-        from clauseguard import seal  # type: ignore[attr-defined]
-    except ImportError:
-        return no_seal
-    found = getattr(seal, "original_request", None)
-    return found if callable(found) else no_seal
+    """`clauseguard.privacy.seal.original_request`: the row's sealed original, None for rows written
+    before sealing (those are re-answered from the redacted request, which the result says)."""
+    from clauseguard.privacy.seal import original_request
+
+    return original_request
 
 
 @dataclass(frozen=True)

@@ -68,9 +68,10 @@ class CollectingAudit:
 
     def record(self, *, kind: str, assertion_id: str, trace_id: str, request_redacted: dict[str, Any],
                response_redacted: dict[str, Any], corpus: Corpus, store_path: str | None,
-               settings: dict[str, Any], version_seals: dict[str, str] | None = None) -> None:
+               settings: dict[str, Any], version_seals: dict[str, str] | None = None,
+               request_sealed: bytes | None = None) -> None:
         self.entries.append(AuditEntry(kind, assertion_id, trace_id, request_redacted, response_redacted,
-                                       store_path, settings, dict(version_seals or {})))
+                                       store_path, settings, dict(version_seals or {}), request_sealed))
 
     def record_trace(self, trace: dict[str, Any]) -> None:
         self.traces.append(trace)

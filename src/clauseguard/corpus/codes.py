@@ -1,6 +1,8 @@
 """Code systems and the shapes of their codes (CPT, HCPCS Level II, ICD-10-CM).
 
 Shared by corpus validation and request preflight; it knows shapes only, never what a code means.
+Shapes are ASCII only: a full-width or Arabic-Indic digit is not a code digit (a Unicode-aware
+digit class would let them pass as CPT, turning a malformed field into a REFUSE instead of a HALT).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ CODE_SYSTEMS: Final[tuple[str, ...]] = ("CPT", "HCPCS", "ICD-10-CM")
 SYSTEM_ALIASES: Final[dict[str, str]] = {"ICD-10": "ICD-10-CM"}
 
 _SHAPES: Final[dict[str, re.Pattern[str]]] = {
-    "CPT": re.compile(r"\d{5}|\d{4}[A-Z]"),
-    "HCPCS": re.compile(r"[A-Z]\d{4}"),
-    "ICD-10-CM": re.compile(r"[A-Z]\d[A-Z0-9](\.[A-Z0-9]{1,4})?"),
+    "CPT": re.compile(r"[0-9]{5}|[0-9]{4}[A-Z]", re.ASCII),
+    "HCPCS": re.compile(r"[A-Z][0-9]{4}", re.ASCII),
+    "ICD-10-CM": re.compile(r"[A-Z][0-9][A-Z0-9](\.[A-Z0-9]{1,4})?", re.ASCII),
 }
 SHAPE_HELP: Final[dict[str, str]] = {
     "CPT": "five digits or four digits and a letter (99213, 0501T)",

@@ -2,7 +2,9 @@
 
 YAML scalars are kept exactly as written (no YAML 1.1 coercion of `95249`, `NO` or dates); only
 `null`/`~`/empty read as null. Loading either returns a whole valid corpus or raises CorpusError
-with every problem found: nothing is half-loaded.
+with every problem found: nothing is half-loaded. Before a file is built into data its nesting,
+alias expansion and integer sizes are checked against budgets (`parse_limits`), so hostile files
+fail fast with the line and key path named, never with a traceback or the expanded content.
 """
 
 from __future__ import annotations
@@ -18,6 +20,13 @@ from pydantic import BaseModel, ValidationError
 
 from clauseguard import packed
 from clauseguard.corpus.model import FORMAT_V1, Corpus
+from clauseguard.corpus.parse_limits import (
+    check_json_depth,
+    check_yaml_budgets,
+    huge_integer_problems,
+    parse_json_int,
+    shown_input,
+)
 from clauseguard.corpus.validate import check_corpus
 from clauseguard.errors import CorpusError, Problem
 
@@ -57,6 +66,9 @@ def _construct_mapping_no_duplicates(loader: Any, node: yaml.MappingNode) -> dic
 _TextKeepingLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping_no_duplicates
 )
+# The loader read_data uses; the budgets are checked with the same class's parser, so a switch to a
+# libyaml-based loader (CSafeLoader) keeps them (tests/hostile/corpus/test_yaml_budgets.py runs both).
+YAML_LOADER: type[yaml.SafeLoader] = _TextKeepingLoader
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -76,14 +88,23 @@ def read_data(path: Path) -> Any:
         raise CorpusError([Problem(str(path), "", f"cannot be read: {exc}")]) from exc
     try:
         if packed.plain_name(path).endswith(".json"):
-            return json.loads(text, object_pairs_hook=_no_duplicate_keys)
-        return yaml.load(text, Loader=_TextKeepingLoader)  # noqa: S506 - a SafeLoader subclass
+            check_json_depth(text, str(path))
+            data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_int=parse_json_int)
+            huge = huge_integer_problems(data, str(path))
+            if huge:
+                raise CorpusError(huge)
+            return data
+        check_yaml_budgets(text, str(path), YAML_LOADER)
+        return yaml.load(text, Loader=YAML_LOADER)  # noqa: S506 - a SafeLoader subclass
     except CorpusError as exc:
         raise CorpusError([Problem(str(path), p.path, p.message) for p in exc.problems]) from exc
     except json.JSONDecodeError as exc:
         raise CorpusError([Problem(str(path), f"line {exc.lineno}", f"not valid JSON: {exc.msg}")]) from exc
     except yaml.YAMLError as exc:
         raise CorpusError([Problem(str(path), "", f"not valid YAML: {exc}")]) from exc
+    except (RecursionError, ValueError, MemoryError) as exc:  # a budget this module does not know of yet
+        raise CorpusError([Problem(str(path), "", f"cannot be parsed within this loader's limits "
+                                   f"({type(exc).__name__}); simplify the file")]) from exc
 
 
 def format_loc(loc: tuple[int | str, ...]) -> str:
@@ -139,7 +160,7 @@ def problems_from_validation(file: str, exc: ValidationError, root: type[BaseMod
         elif err["type"] == "value_error":
             message = str(err["ctx"]["error"]) if "ctx" in err else err["msg"]
         else:
-            message = f"{err['msg']} (got {err.get('input')!r})"
+            message = f"{err['msg']} (got {shown_input(err.get('input'))})"
         problems.append(Problem(file, format_loc(loc), message))
     return problems
 

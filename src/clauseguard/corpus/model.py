@@ -35,6 +35,20 @@ TermsAnchor = Literal["contract_date", "service_date"]
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _LATE_OPTIONAL: Final = ("page_end", "page_end_label")  # clause fields added to v1 later: hashed only when given
+# Characters that make two ids look equal while differing, or hide text from a reader: NUL and the
+# other control characters (tab and line breaks are allowed in text, never in ids), zero-width and
+# joiner characters, bidirectional overrides and the byte-order mark.
+_INVISIBLE_IN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_INVISIBLE_IN_IDS = re.compile("[\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def _refuse_invisible(value: str, pattern: re.Pattern[str], what: str) -> None:
+    found = pattern.search(value)
+    if found is not None:
+        raise ValueError(
+            f"contains the invisible character U+{ord(found.group()):04X} at offset {found.start()}; "
+            f"{what} may not hold NUL, control or zero-width characters: remove it"
+        )
 
 
 def _as_text(value: Any) -> Any:
@@ -44,6 +58,8 @@ def _as_text(value: Any) -> Any:
             f"{json.dumps(value)} is read as a {type(value).__name__}, not text; quote it "
             f'(write "{value}" if that is what you meant)'
         )
+    if isinstance(value, str):
+        _refuse_invisible(value, _INVISIBLE_IN_TEXT, "text")
     return value
 
 
@@ -51,6 +67,8 @@ def _as_ident(value: Any) -> Any:
     """Ids, codes and labels: a JSON integer is kept as its digits (exact); floats and bools are refused."""
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
+    if isinstance(value, str):
+        _refuse_invisible(value, _INVISIBLE_IN_IDS, "ids")
     value = _as_text(value)
     if isinstance(value, str) and (not value.strip() or value != value.strip()):
         raise ValueError(f"{value!r} is not a usable id; ids are non-empty text without surrounding spaces")

@@ -195,6 +195,10 @@ CREATE TABLE missing_traces (
         + refuse_update_delete("missing_traces", "the audit log"),
     ),
     (
+        "a003_20261201_sealed_originals",  # the original request, sealed (clauseguard.privacy.seal)
+        "ALTER TABLE assertions ADD COLUMN request_sealed BYTEA;",
+    ),
+    (
         # the table of people's final decisions (clauseguard.decisions), so both backends hold one schema;
         # the decision commands write it on the SQLite audit log only, for now
         "d001_20261201_final_decisions",

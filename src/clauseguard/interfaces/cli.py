@@ -320,6 +320,8 @@ def replay_command(
     else:
         verdict = "[green]match[/]" if result["match"] else "[red]mismatch[/]"
         out.print(f"{verdict}: {assertion_id} ({result['kind']}, corpus {result['corpus_fingerprint']})")
+        if result.get("request_source") == "redacted":
+            out.print("  recomputed from the redacted request (recorded before originals were sealed)")
         for key in result["differences"]:
             out.print(f"  differs: {key}")
         for clause_id in result["tampered_clauses"]:

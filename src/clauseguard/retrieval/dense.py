@@ -33,6 +33,10 @@ FAISS_ABOVE_ROWS: Final = 1_000_000  # below this numpy is as fast and needs no 
 CORRUPT: Final = (zipfile.BadZipFile, EOFError, ValueError, KeyError)
 
 log = logging.getLogger(__name__)
+# A query embeds its first QUERY_CHARS characters (the lexical side reads all of it): the tokenizer
+# and the pooling cost grew faster than the text (a 256 KB question cost 14-19x a 25.6 KB one), and a
+# question this long is past what any backend reads (MiniLM truncates at 256 tokens).
+QUERY_CHARS: Final = 4_096
 
 
 def cache_path(cache_dir: Path, fingerprint: str, backend: str) -> Path:
@@ -109,7 +113,7 @@ class DenseIndex:
 
     def embed_query(self, query: str) -> np.ndarray:
         """The question's unit vector (the only text a query embeds)."""
-        return np.ascontiguousarray(self.embedder.embed([query])[0], dtype=np.float32)
+        return np.ascontiguousarray(self.embedder.embed([query[:QUERY_CHARS]])[0], dtype=np.float32)
 
     def search(self, query: str, mask: np.ndarray) -> Scored:
         """Cosine of the query with every row under the mask (all of them, unordered); no other row."""

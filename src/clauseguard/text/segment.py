@@ -15,7 +15,9 @@ from typing import Final, NamedTuple
 
 import yaml
 
-_END: Final = re.compile(r"[.!?]+[\"')\]\u201d\u2019]*(?=\s)")
+# A run of end marks is tried once, from its first mark (the lookbehind) and without backtracking
+# (possessive), so a long run of "!!!" or "..." costs its length, not its length squared.
+_END: Final = re.compile(r"(?<![.!?])[.!?]++[\"')\]\u201d\u2019]*+(?=\s)")
 _NEXT_STARTS: Final = re.compile(r"\s+[\"'(\[\u201c\u2018]?[A-Z0-9]")
 _LINE_BREAKS: Final = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-\u2022o\u25aa\uf0b7*]\s|\(?[0-9ivxlcIVXLC]{1,4}[.)]\s|\(?[a-zA-Z][.)]\s|-(?:AND|OR)-))")
 _LIST_NUMBER: Final = re.compile(r"(?:^|\s)\(?(?:\d{1,3}|[a-z]|[ivxlc]{1,5})[.)]$", re.IGNORECASE)
@@ -36,9 +38,17 @@ def abbreviations() -> frozenset[str]:
     return frozenset(str(a).lower().rstrip(".") for a in data["abbreviations"])
 
 
+_WORD_WINDOW: Final = 64  # an abbreviation, initial or list number is read from this many characters before its stop
+
+
 def _no_break_after(text: str, end: int) -> bool:
-    """True when the full stop that ends at `end` belongs to an abbreviation, initial or list number."""
-    head = text[:end]
+    """True when the full stop that ends at `end` belongs to an abbreviation, initial or list number.
+    Only the last word before the stop is read (a bounded window), so each stop costs the same
+    however long the text before it is."""
+    start = max(0, end - _WORD_WINDOW)
+    head = text[start:end]
+    if start > 0 and not head[:1].isspace():
+        head = head.split(None, 1)[1] if len(head.split(None, 1)) > 1 else ""  # the window's cut word is not read
     word = head.rsplit(None, 1)[-1] if head.split() else ""
     bare = word.strip("\"'([\u201c\u2018").rstrip(".!?\"')]\u201d\u2019").lower()
     if bare in abbreviations():

@@ -75,6 +75,7 @@ class VersionIndex:
     payer_documents: Mapping[str, tuple[Document, ...]]
     clauses: Mapping[str, ClauseRef]  # every clause id, documents by id, versions by start
     clauses_of: Mapping[ClauseRef, tuple[str, ...]]
+    payers: Mapping[str, object] = field(default_factory=dict)
     # eligibility decisions shared per (plan, date interval) or contract terms (clauseguard.versions.eligibility)
     decisions: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -99,6 +100,7 @@ class VersionIndex:
             payer_documents={p: tuple(ds) for p, ds in sorted(by_payer.items())},
             clauses=clauses,
             clauses_of=clauses_of,
+            payers={p.id: p for p in corpus.payers},
         )
 
     def plan(self, plan_id: str) -> Plan:
@@ -156,6 +158,8 @@ def version_index(corpus: Corpus) -> VersionIndex:
 
 
 def _plan_of_payer(index: VersionIndex, plan_id: str, payer_id: str | None) -> Plan:
+    if payer_id is not None and payer_id not in index.payers:  # the payer is wrong, not the plan
+        raise NotFoundError("payer", payer_id, _known("payers", index.payers))
     plan = index.plan(plan_id)
     if payer_id is not None and payer_id != plan.payer:
         raise RequestError("plan_id", f"plan {plan_id} belongs to payer {plan.payer}, not {payer_id}")

@@ -1,0 +1,100 @@
+"""Dates of birth where no label stands right before the date: in tabular demographics rows
+("HOFFMANN, KÄTHE    F    2000-09-09    MRN 1657004"), in the column under a birth-date heading, and
+right after a person's name ("Ada Obi (03/14/1962)", "OBI, ADA, 03/14/1962").
+
+A line is read as cells (split at tabs, runs of two spaces or more, bars, semicolons and commas). A
+date that fills a cell is a date of birth when the row describes a person: another cell is a sex or
+an age and sex (M, F, Female, 62F, F/62), the cell before it holds a name, or the cell sits in a table
+whose heading row names a birth date. Linear: one RE2 split per line, one full match per cell, a
+bounded look after each name. It finds regions only.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from functools import cache
+from typing import Any, Final
+
+import re2
+
+from clauseguard.privacy.patterns import Region, fragment
+
+_CELL_BREAK: Final = re2.compile(r"\t+| {2,}|\s*[|;,]\s*")
+_SEX: Final = re2.compile(
+    r"(?i)(?:(?:sex|gender)\s*[:/]?\s*)?(?:m|f|x|u|male|female|man|woman|non-binary|masculino|femenino|masculin|féminin|"
+    r"männlich|weiblich)|[0-9]{1,3}\s?(?:y|yo|y/o|yrs?|years?)?\s?/?\s?[mf]|[mf]\s?/?\s?[0-9]{1,3}\s?(?:y|yo|y/o|yrs?)?")
+_BIRTH_HEADING: Final = re2.compile(
+    r"(?i)(?:dob|d\.o\.b\.?|date\s+of\s+birth|birth\s?date|birthday|born|geb\.?|geburtsdatum|fecha\s+de\s+nacimiento|"
+    r"f\.\s?nac\.?|date\s+de\s+naissance|data\s+(?:di\s+nascita|de\s+nascimento|urodzenia))\s*(?:\(.{0,12}\))?\s*:?")
+MIN_CELLS: Final = 3
+AFTER_NAME: Final = 40  # characters looked at after a name for its date of birth
+
+
+@cache
+def _date() -> Any:
+    return re2.compile(r"(?i)" + fragment("date"))
+
+
+@cache
+def _date_after_name() -> Any:
+    age_sex = r"(?:(?:[mf]|male|female|[0-9]{1,3}\s?(?:y|yo|y/o|yrs?|years?(?:\s+old)?)?\s?[mf]?)\s*[,/;)]\s*)?"
+    return re2.compile(r"(?i)^\s*(?:,|\(|-)?\s*" + age_sex + r"(?:\(|,)?\s*(" + fragment("date") + r")\s*(?:\)|,|;|\s|$)")
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    out, pos = [], start
+    for m in _CELL_BREAK.finditer(text[start:end]):  # a slice: the binding re-encodes its input per call
+        if start + m.start() > pos:
+            out.append((pos, start + m.start()))
+        pos = start + m.end()
+    if pos < end:
+        out.append((pos, end))
+    return [(a, b) for a, b in out if text[a:b].strip()]
+
+
+def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
+    value = text[a:b]
+    lead = len(value) - len(value.lstrip())
+    return a + lead, a + lead + len(value.strip())
+
+
+def row_dates_of_birth(text: str, names: list[tuple[int, int]]) -> list[Region]:
+    """DOB regions for dates in a row or table about a person, and dates right after a name."""
+    out = _after_names(text, names)
+    if not any(c in text for c in "\t |;,"):
+        return out
+    name_starts = [a for a, _ in names]
+    birth_table = False
+    line_start = 0
+    while line_start <= len(text):
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end < 0 else line_end
+        cells = _cells(text, line_start, line_end)
+        if not cells:
+            birth_table = False  # a blank line ends a table
+        elif any(_BIRTH_HEADING.fullmatch(text[a:b].strip()) for a, b in cells) and len(cells) >= 2:
+            birth_table = True
+        elif len(cells) >= MIN_CELLS or birth_table:
+            person = birth_table or any(_SEX.fullmatch(text[a:b].strip()) for a, b in cells)
+            for k, (a, b) in enumerate(cells):
+                a, b = _trimmed(text, a, b)
+                if not _date().fullmatch(text[a:b]):
+                    continue
+                if person or (k and _holds_name(name_starts, names, cells[k - 1])):
+                    out.append((a, b, "DOB"))
+        line_start = line_end + 1
+    return out
+
+
+def _after_names(text: str, names: list[tuple[int, int]]) -> list[Region]:
+    out: list[Region] = []
+    for _, end in names:
+        m = _date_after_name().match(text[end:end + AFTER_NAME])
+        if m:
+            out.append((end + m.start(1), end + m.end(1), "DOB"))
+    return out
+
+
+def _holds_name(starts: list[int], names: list[tuple[int, int]], cell: tuple[int, int]) -> bool:
+    k = bisect_left(starts, cell[0])
+    return k < len(names) and names[k][0] < cell[1]
