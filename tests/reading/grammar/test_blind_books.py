@@ -23,7 +23,7 @@ STYLES = ("cms_lcd", "medical_policy", "drug_policy", "group_terms")
 # same reason when a clause ("the treatment was prescribed by a physician before the first session")
 # stopped being a condition of that name.
 FLOORS = {"cms_lcd": (27, 18), "medical_policy": (23, 15), "drug_policy": (21, 17), "group_terms": (26, 15)}
-RATE_FLOORS = {"cms_lcd": 0.23, "medical_policy": 0.10, "drug_policy": 0.38, "group_terms": 0.27}
+RATE_FLOORS = {"cms_lcd": 0.23, "medical_policy": 0.10, "drug_policy": 0.38, "group_terms": 0.30}
 
 
 @pytest.mark.slow
@@ -53,6 +53,7 @@ def test_real_cms_text_compile_rate_and_trees() -> None:
     trees = score_expected_trees(REAL, ROOT / "evals" / "real" / "l33822" / "expected_trees.yaml")
     print(f"\nL33822: compile rate {rate}; expected trees {trees}")
     # 2026-12-01: compile rate 0.818 with 16 exact / 20 wrong trees, then 0.636 with 20 exact / 8 wrong
-    # once names stopped taking clauses ("is", "neither"): the eight lost were wrong trees, now refusals
+    # once names stopped taking clauses ("is", "neither"): the eight lost were wrong trees, now refusals;
+    # then 24 exact / 4 wrong once the judge read a reference to the entry's own items as that reference
     assert rate["compile_rate"] >= 0.63
-    assert trees["exact"] >= 20 and trees["wrong"] <= 8
+    assert trees["exact"] >= 24 and trees["wrong"] <= 4
