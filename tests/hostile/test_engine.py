@@ -50,3 +50,16 @@ def test_identifier_fields_keep_their_ids_while_the_text_is_redacted() -> None:
                             "question": "dental implant for MR# 445566, Pt: SMITH, JOHN"}).as_json()
     assert answer["contract_id"] == "CT-48213"  # a corpus identifier, not a record id
     assert "445566" not in str(answer) and "SMITH" not in str(answer)
+
+
+def test_offline_jobs_measure_the_rules_never_the_clock(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """eval (the CLI's undeployed engine), the holdout runner, batch, impact and replay answer without the
+    per-request deadline: under load a deadline turned one demo case into REVIEW and failed its baseline."""
+    from clauseguard.interfaces.cli import Options
+
+    monkeypatch.setenv("CLAUSEGUARD_DEADLINE_S", "1e-12")
+    assert Options("demo", None).engine(deployed=True).deadline_s == 1e-12
+    measured = Options("demo", None).engine(deployed=False)
+    assert measured.deadline_s is None
+    answer = measured.determine(BASE)
+    assert "deadline" not in [r.code for r in answer.reasons]

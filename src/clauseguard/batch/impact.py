@@ -188,10 +188,11 @@ def impact(document_id: str, version_label: str, source: Source, *, requests: Pa
             if log is not None:
                 log.close()
     if requests is not None and cases:  # before: the same requests on the corpus without V
-        earlier = Engine(open_snapshot(corpus_without(opened.corpus, doc, version), f"corpus before {document_id}@{version_label}"), log=False)
+        earlier = Engine(open_snapshot(corpus_without(opened.corpus, doc, version), f"corpus before {document_id}@{version_label}"), log=False,
+                         deadline_s=None)
         cases = [replace(c, before=_stable(earlier.determine(c.request).as_json())) for c in cases]
     if in_process:
-        here, memo = Engine(opened, log=False), {}
+        here, memo = Engine(opened, log=False, deadline_s=None), {}
         for c in cases:
             h = request_hash("determination", c.request)
             if h not in memo:
@@ -218,7 +219,7 @@ def impact(document_id: str, version_label: str, source: Source, *, requests: Pa
                           "criteria": [list(c) for c in criteria_of(now)]},
             })
     differences = {}
-    comparer = Engine(opened, log=False)
+    comparer = Engine(opened, log=False, deadline_s=None)
     for old in sorted(v for v in versions_before if v != version_label):
         compared = comparer.compare({"question": f"{doc.title}: coverage, criteria, limits, exclusions",
                                      "a": f"document:{doc.id}@{old}", "b": f"document:{doc.id}@{version_label}"})

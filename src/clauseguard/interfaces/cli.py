@@ -72,7 +72,8 @@ class Options:
 
     def engine(self, model: str | None = None, *, with_model: bool = False, deployed: bool = True) -> Engine:
         """The engine; `with_model` adds the configured model (the environment, `model` overriding it);
-        `deployed` applies the deployment's gate policy (CLAUSEGUARD_GATE_POLICY; eval measures the rules alone)."""
+        `deployed` applies the deployment's gate policy (CLAUSEGUARD_GATE_POLICY) and the per-request deadline;
+        eval measures the rules alone, whatever the machine's load."""
         if self._engine is None:
             from clauseguard.deployment import policy_from_environment
             from clauseguard.engine import Engine
@@ -85,6 +86,8 @@ class Options:
                 model_config = model_from_environment(model)
             policy = policy_from_environment() if deployed else DEFAULT_POLICY
             self._engine = Engine(self.opened(), model=model_config, policy=policy)
+            if not deployed:
+                self._engine.deadline_s = None
         return self._engine
 
 
