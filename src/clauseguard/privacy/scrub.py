@@ -49,6 +49,18 @@ def _is_word_char(ch: str) -> bool:
     return ch.isalnum()
 
 
+def _inside_id(value: str, start: int, end: int) -> bool:
+    """"FAQ" in the clause id "KHP-FAQ-0412.F-2024-02.C1": a word joined by '-', '.', '_' or '/' into a
+    token that holds digits is a piece of an identifier ("Smith-Jones" holds none: still a name)."""
+    a, b = start, end
+    while a > 0 and (value[a - 1].isalnum() or value[a - 1] in "-._/"):
+        a -= 1
+    while b < len(value) and (value[b].isalnum() or value[b] in "-._/"):
+        b += 1
+    token = value[a:b].strip("-._/")
+    return token != value[start:end] and any(ch.isdigit() for ch in token)
+
+
 @dataclass
 class RequestPrivacy:
     """The PHI of one request (every string in it) and how to scrub it from anything derived."""
@@ -94,6 +106,8 @@ class RequestPrivacy:
             start, end = m.start(), m.end()
             if (start > 0 and _is_word_char(value[start - 1])) or (end < len(value) and _is_word_char(value[end])):
                 continue  # "Li" inside "Lisinopril" is not the name Li
+            if self._values[m.group()] == "NAME" and _inside_id(value, start, end):
+                continue  # a name found in the narrative, met again inside a clause id
             out.append(value[pos:start])
             out.append(f"[{self._values[m.group()]}]")
             pos = end

@@ -58,3 +58,14 @@ def test_an_instruction_after_a_number_leaves_the_sentence_before_it() -> None:
     reading = screen_instructions(text)
     assert reading.fact_text.startswith("Tension headache, no red flags, onset age 32.")
     assert "IGNORE" not in reading.fact_text and reading.flags
+
+
+def test_a_name_met_again_inside_a_clause_id_is_left_in_the_id() -> None:
+    """A narrative that "cites the FAQ" made FAQ a name; scrubbing the answer then turned the cited clause
+    "KHP-FAQ-0412.F-2024-02.C1" into "KHP-[NAME]-0412...", an id no store holds."""
+    from clauseguard.privacy.scrub import RequestPrivacy
+
+    privacy = RequestPrivacy.of({"narrative": "Member Sean Faq cites the FAQ. Call 555-123-4567.", "question": "x"})
+    scrubbed = privacy.scrub_text("KHP-FAQ-0412.F-2024-02.C1 says so; the FAQ; call 555-123-4567")
+    assert scrubbed.startswith("KHP-FAQ-0412.F-2024-02.C1 ")
+    assert "the [NAME]" in scrubbed and "[PHONE]" in scrubbed
