@@ -24,6 +24,7 @@ RECOGNIZERS: Final = (
 LABELS: Final = {"IP_ADDRESS": "IP", "MAC_ADDRESS": "ID", "US_SSN": "SSN", "UK_NHS": "ID"}
 MIN_SCORE: Final = 0.4
 _DIGIT: Final = re.compile(r"[0-9]")
+_LONE_TOKEN: Final = 40
 WINDOW: Final = 2_000  # characters per call: presidio's own patterns then see bounded input
 # Windows per text: past 64 KB, validated ids are left to phones.py (every run of 7+ digits is redacted
 # there anyway), so presidio's cost per request is bounded whatever the text's length.
@@ -54,8 +55,10 @@ def _analyzer() -> Any:
 
 
 def find_presidio_ids(text: str) -> list[Region]:
-    """Identifier regions presidio's validated recognizers find, window by window."""
-    if _DIGIT.search(text) is None:
+    """Identifier regions presidio's validated recognizers find, window by window. A lone token (a contract
+    id "CT-48213", a code "E10.9") is left to the pattern detectors, which read every string anyway: a
+    search for a contract then loads no spaCy at all."""
+    if _DIGIT.search(text) is None or (len(text) <= _LONE_TOKEN and not any(ch.isspace() for ch in text)):
         return []
     analyzer = _analyzer()
     out: list[Region] = []

@@ -54,7 +54,7 @@ def _load_cached(path: Path, fingerprint: str, backend: str, rows: int) -> np.nd
     except FileNotFoundError:
         return None
     except (OSError, *CORRUPT) as exc:
-        log.warning("embedding cache %s is unreadable (%s: %s); re-embedding the corpus and replacing it",
+        log.warning("embedding cache %s is unreadable (%s: %s); rebuilt from the corpus, and the file replaced",
                     path, type(exc).__name__, exc)
         return None
     if meta != (fingerprint, backend, CACHE_FORMAT) or matrix.shape[0] != rows:

@@ -172,7 +172,7 @@ class LexicalIndex:
             return None
         except (OSError, zipfile.BadZipFile, EOFError, ValueError, KeyError) as exc:  # cut short or overwritten
             logging.getLogger(__name__).warning(
-                "lexical index %s is unreadable (%s: %s); re-indexing the corpus and replacing it",
+                "lexical index %s is unreadable (%s: %s); rebuilt from the corpus, and the file replaced",
                 path, type(exc).__name__, exc)
             return None
 
