@@ -76,7 +76,7 @@ class References:
         return None, f"criteria {', '.join(ref.labels)} named by the reference are in no governing clause"
 
     def _covering(self, service: str, here: str) -> tuple[Node | None, str]:
-        """"for whom the glucose monitor is covered": the requirements of the rules covering it."""
+        """"for whom the pump itself is covered": the requirements of the rules covering it."""
         wanted = set(content_words(service))
         found: list[Node] = []
         where: list[str] = []

@@ -194,7 +194,7 @@ class Reader:
         if clinician is not None:
             m = _rx(verbs).search(self.folded, clinician.end(), b)
             if m is not None and self.folded[clinician.end():m.start()].strip() == "":
-                # "certifies that the beneficiary has a severe visual impairment": a documented condition
+                # "attests that the member has a hearing loss": a documented condition
                 said = self.condition(m.end(), b, require_lead=True)
                 if isinstance(said, Condition):
                     return dataclasses.replace(said, span=self.span(a, b), documented=True)

@@ -307,7 +307,7 @@ class ClauseCompiler:
         approval, period = self.parts.approval(st, ctx.titles)
         self.rules.append(Rule(effect, st.span, subject, all_of(population), all_of(trigger), body,  # type: ignore[arg-type]
                                approval=approval, approval_period=period))  # type: ignore[arg-type]
-        for service, count in self.parts.more:  # "up to 100 test strips and up to 100 lancets every 3 months"
+        for service, count in self.parts.more:  # "no more than 50 A and no more than 50 B per quarter"
             if count.comparator == "<=":
                 rest = [n for n in when if not (isinstance(n, Count) and n is when[0])]
                 self.rules.append(Rule("limit", st.span, service, all_of(population), all_of(trigger), all_of([count, *rest])))

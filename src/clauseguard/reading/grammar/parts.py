@@ -61,8 +61,8 @@ class StatementParts:
         self.more: list[tuple[Service, Count]] = []  # the other items of a subject bounding several
 
     def subject(self, st: Statement, previous: Service | None = None) -> tuple[Service | None, tuple[str, Node] | None]:
-        """The service a statement is about, and a quantity its subject states ("up to 100 test strips
-        every 3 months" is a limit; "more than 100 ... are covered if" is the occasion). A subject that
+        """The service a statement is about, and a quantity its subject states ("no more than 50
+        swabs per quarter" is a limit; "more than 100 ... are covered if" is the occasion). A subject that
         is only a quantity ("... , up to 30 per month are covered") counts the service of the statement
         before it in the clause."""
         if st.subject is None:
@@ -134,7 +134,7 @@ class StatementParts:
         return Service(self.fresh(), span, concept=concept, codes=codes), limit
 
     def several_bounded(self, span: Span) -> list[tuple[Service, Count]] | None:
-        """"up to 100 test strips and up to 100 lancets every 3 months": one bound per item, the window
+        """"no more than 50 swabs and no more than 50 needles per quarter": one bound per item, the window
         written once at the end for all of them (CMS LCD; "up to EUR 45 per session and up to EUR 900
         per year" is the same shape in money, read after the effect)."""
         found = [v for v in values(span.text) if v.explicit and v.unit in ("", "units")]
@@ -198,8 +198,8 @@ class StatementParts:
         return None
 
     def qualified(self, span: Span, st: Statement) -> tuple[Span, tuple[str, Node] | None]:
-        """"CGM systems dispensed solely for gestational diabetes", "spinal fusion ... without
-        instability": the service, and the occasion (or population) its own words give it."""
+        """"pumps supplied only for a temporary condition", "a fusion ... where no
+        instability is shown": the service, and the occasion (or population) its own words give it."""
         low = fold(span.text)
         found = sorted((m.start(), m.end(), name) for name in phrases().names("subject_qualifier")
                        for p in phrases().of("subject_qualifier", name) for m in [p.regex.search(low)] if m)

@@ -101,7 +101,7 @@ def diagnoses_first(population: list[Node]) -> tuple[list[Node], list[Node]]:
     diagnosis is who the rule is for (design: a clause decides for the population it names); what the
     person must also have done or meet is a requirement."""
     if len(population) == 1 and isinstance(population[0], Ref):
-        return [], population  # "for beneficiaries for whom the glucose monitor is covered": the rules covering it
+        return [], population  # "for members for whom the pump itself is covered": the rules covering it
     if len(population) != 1 or not isinstance(population[0], AllOf):
         return population, []
     kids = population[0].children

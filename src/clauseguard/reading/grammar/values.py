@@ -1,6 +1,6 @@
 """Numbers in policy prose with what they measure: comparator, value, unit, counting period.
 
-"at least six (6) months", "a BMI of 40 kg/m2 or greater", "up to 100 test strips every 3 months",
+"at least six (6) months", "a BMI of 40 kg/m2 or greater", "no more than 50 swabs per quarter",
 "1 unit of service per 30 days", "EUR 1,500 per contract year". Words come from
 `data/grammar/values.yaml`; numbers written as words go through word2number. Pure: it finds values
 in a text and never decides what criterion they belong to.
