@@ -103,6 +103,7 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     codes: Counter[str] = Counter()
     traps: Counter[str] = Counter()
     search: Counter[str] = Counter()
+    released: Counter[str] = Counter()
     fad_clauses: Counter[str] = Counter()  # the corpus clauses that let out a false auto-determination
     from clauseguard.evals.scorecard import TRAP_TOKEN, trap_labels
 
@@ -123,11 +124,15 @@ def failure_categories(per_case: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         else:
             for failure in row.get("failures") or ():
                 search[_search_problem(str(failure))] += 1
+            for kind in row.get("released_kinds") or ():
+                released[str(kind)] += 1
     out: dict[str, Any] = {"expected_to_got": dict(pairs.most_common()), "traps": dict(sorted(traps.items()))}
     if codes:
         out["reason_codes"] = dict(codes.most_common())
     if search:
         out["search_problems"] = dict(search.most_common())
+    if released:
+        out["wrong_answer_released_kinds"] = dict(released.most_common())
     if fad_clauses:
         out["false_auto_determine_clauses"] = dict(sorted(fad_clauses.items()))
     return out

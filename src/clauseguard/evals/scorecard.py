@@ -19,7 +19,7 @@ from clauseguard.evals.cases import Suite
 from clauseguard.evals.corpus_facts import CorpusFacts
 from clauseguard.evals.runner import DeterminationRun, Run, SearchRun
 from clauseguard.evals.validate import InvalidCase, as_of_day
-from clauseguard.evals.values import judge_values
+from clauseguard.evals.values import judge_values, released_kind
 
 CHECKS: Final = ("exists", "verbatim", "in_effect", "applicable", "supports")
 CALIBRATION_BINS: Final = 10
@@ -284,6 +284,7 @@ class SearchScore:
     failures: tuple[str, ...]
     pairs: tuple[tuple[float, int], ...] = ()
     wrong_answers_released: int = 0  # parts answered with action none whose value contradicts expected_values
+    released_kinds: tuple[str, ...] = ()  # each released wrong value, in structural words (see evals.values)
 
     @property
     def passed(self) -> bool:
@@ -327,7 +328,9 @@ def score_search(run: SearchRun) -> SearchScore:
         if case.expected_reason and not _contains_reason(response.get("answer"), case.expected_reason):
             failures.append(f"answer does not give the reason {case.expected_reason!r}")
     released = 0
+    kinds: list[str] = []
     if case.expected_values and case.expected_status != "error":
+        by_part = {str(p.get("part")): p for p in _entries(response.get("parts"))}
         for j in judge_values(case.expected_values, _entries(response.get("parts"))):
             if j.matches:
                 continue
@@ -337,7 +340,12 @@ def score_search(run: SearchRun) -> SearchScore:
                 failures.append(f"value missing for {j.part!r}: answered without a stated value, expected {j.expected!r}")
             else:
                 failures.append(f"wrong value for {j.part!r}: {j.stated!r}, expected {j.expected!r}")
-                released += response.get("action") == "none"
+                if response.get("action") == "none":
+                    released += 1
+                    text, clause = _answering(by_part, j.stated)
+                    gold = "no gold clause" if not case.must_include_clause_ids else (
+                        "answered from a gold clause" if clause in case.must_include_clause_ids else "answered from another clause")
+                    kinds.append(f"{released_kind(j.stated, j.expected, text)}; {gold}")
 
     pairs: list[tuple[float, int]] = []
     if case.must_include_clause_ids:
@@ -348,7 +356,16 @@ def score_search(run: SearchRun) -> SearchScore:
             if isinstance(cid, str) and score is not None and cid not in seen:
                 seen.add(cid)
                 pairs.append((score, int(cid in include)))
-    return SearchScore(run, status_ok, version_ok, violations, tuple(failures), tuple(pairs), released)
+    return SearchScore(run, status_ok, version_ok, violations, tuple(failures), tuple(pairs), released, tuple(kinds))
+
+
+def _answering(parts: Mapping[str, Mapping[str, Any]], stated: str) -> tuple[str, str | None]:
+    """The passage text (its sentence and excerpt) and clause id of the part that stated a value."""
+    for p in parts.values():
+        value = p.get("value")
+        if isinstance(value, Mapping) and str(value.get("value")) == stated:
+            return f"{value.get('text') or ''} {p.get('excerpt') or ''}", p.get("clause_id")
+    return "", None
 
 
 def search_section(scores: Sequence[SearchScore]) -> dict[str, Any]:
@@ -387,6 +404,7 @@ def _search_row(s: SearchScore) -> dict[str, Any]:
         "sources": _distinct(x.get("clause_id") for x in _entries(response.get("sources"))),
         "must_exclude_violations": list(s.violations),
         "wrong_answer_released": s.wrong_answers_released,
+        "released_kinds": list(s.released_kinds),
         "failures": list(s.failures),
         "engine_s": round(s.run.engine_s, SECONDS_DIGITS),
     }

@@ -66,6 +66,38 @@ def quantity(text: str) -> Quantity | None:
     return None
 
 
+def quantities(text: str) -> list[Quantity]:
+    """Every quantity the judge can read in a text (each number once, by the first kind that reads it)."""
+    found: list[Quantity] = []
+    taken: list[tuple[int, int]] = []
+    low = " ".join(text.split()).casefold()
+    for pattern in (_AMOUNT, _RATE, _DURATION):
+        for m in pattern.finditer(low):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            taken.append(m.span())
+            q = quantity(m.group(0))
+            if q is not None:
+                found.append(q)
+    return found
+
+
+def released_kind(stated: str, expected: str, source_text: str) -> str:
+    """What kind of wrong value was released, in structural words only (never the case's text): the
+    kinds on both sides, whether the number differs, and whether the answering passage states the
+    expected value too (the right clause, the wrong value picked) or not (another clause answered)."""
+    a, b = quantity(stated), quantity(expected)
+    kinds = f"{b.kind if b else 'unread'} expected, {a.kind if a else 'unread'} stated"
+    if a is not None and b is not None and a.kind == b.kind:
+        kinds += ", same number other unit" if a.number == b.number else ", other number"
+    there = b is not None and any(same_value_q(q, b) for q in quantities(source_text))
+    return f"{kinds}; expected value {'in' if there else 'not in'} the answering passage"
+
+
+def same_value_q(a: Quantity, b: Quantity) -> bool:
+    return a == b and not (a.kind == "duration" and a.unit != b.unit)
+
+
 def same_value(stated: str | None, expected: str) -> bool:
     """True when the stated value says what the expected one says (kind, number and unit)."""
     if stated is None:
