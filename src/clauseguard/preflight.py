@@ -16,10 +16,10 @@ from importlib import resources
 from typing import Any, Final
 
 import re2
-import yaml
 
 from clauseguard.corpus.codes import SHAPE_HELP, is_diagnosis_code, is_procedure_code
 from clauseguard.corpus.model import Corpus
+from clauseguard.datafiles import load_yaml
 from clauseguard.privacy import Redaction, redact
 from clauseguard.requests import DeterminationRequest, parse_iso_date, structured_problems
 from clauseguard.responses import Reason
@@ -43,7 +43,7 @@ _RUN_ON_TURN: Final = re2.compile(r"\b[a-z][a-z0-9]*[,;)\]]?\s+([A-Z])[a-z]|\b[a
 
 @cache
 def _instruction_patterns() -> tuple[Any, ...]:
-    data = yaml.safe_load(_INSTRUCTION_FILE.read_text(encoding="utf-8"))
+    data = load_yaml(_INSTRUCTION_FILE.read_text(encoding="utf-8"))
     options = re2.Options()
     options.case_sensitive = False
     return tuple(re2.compile(p, options) for p in data["patterns"])

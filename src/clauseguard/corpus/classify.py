@@ -12,10 +12,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Final
 
-import yaml
-
 from clauseguard.corpus.model import ClauseKind, CoverageType
 from clauseguard.corpus.readers.structure import sentences
+from clauseguard.datafiles import load_yaml
 from clauseguard.errors import CorpusError, Problem
 
 BENEFITS_FORMAT: Final = "clauseguard.benefits/v1"
@@ -240,7 +239,7 @@ class BenefitTerms:
 def benefit_terms() -> BenefitTerms:
     """The bundled term list (data/benefits.yaml)."""
     path = resources.files("clauseguard") / "data" / "benefits.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or data.get("format") != BENEFITS_FORMAT or not isinstance(data.get("benefits"), dict):
         raise CorpusError([Problem(str(path), "format", f"expected 'format: {BENEFITS_FORMAT}' and a 'benefits' mapping")])
     terms = {str(k): [str(p) for p in v] for k, v in data["benefits"].items()}

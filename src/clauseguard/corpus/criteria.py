@@ -8,6 +8,7 @@ quoted span on load; it never reads clause prose (reading/compiler.py) and never
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import types
 import typing
@@ -637,7 +638,9 @@ def _json_name(f: dataclasses.Field[Any]) -> str:
     return str(f.metadata.get("json", f.name))
 
 
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
+    """A node class's field types, resolved once per class (resolving them is slow)."""
     return typing.get_type_hints(cls, globalns=globals())
 
 

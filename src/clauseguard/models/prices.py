@@ -15,8 +15,7 @@ from importlib import resources
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-import yaml
-
+from clauseguard.datafiles import load_yaml
 from clauseguard.models.config import Endpoint
 
 FORMAT: Final = "clauseguard.model-prices/v1"
@@ -61,7 +60,7 @@ def is_loopback(url: str) -> bool:
 
 
 def parse_table(text: str) -> PriceTable:
-    data: Any = yaml.safe_load(text)
+    data: Any = load_yaml(text)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"the price table is not a {FORMAT} document")
     entries = tuple(

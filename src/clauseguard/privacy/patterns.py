@@ -13,7 +13,8 @@ from importlib import resources
 from typing import Any, Final
 
 import re2
-import yaml
+
+from clauseguard.datafiles import load_yaml
 
 Region = tuple[int, int, str]  # (start, end, label)
 _DIGIT_WORDS: Final = frozenset(
@@ -55,7 +56,7 @@ class IdentifierPattern:
 @cache
 def _data() -> dict[str, Any]:
     path = resources.files("clauseguard") / "data" / "privacy" / "patterns.yaml"
-    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = load_yaml(path.read_text(encoding="utf-8"))
     return data
 
 

@@ -8,14 +8,20 @@ It only loads and looks up; it never decides what is PHI and never downloads any
 from __future__ import annotations
 
 import gzip
+import hashlib
+import marshal
+import os
 import re
+import sys
+import tempfile
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any, Final
 
-import yaml
+from clauseguard.datafiles import load_yaml
 
 NAME_STRONG: Final = "strong"  # a name and not an ordinary word: redacted wherever it is capitalised
 NAME_WEAK: Final = "weak"  # also an ordinary or clinical word ("Hope", "May"): only in a name position
@@ -34,6 +40,8 @@ def _lines(name: str) -> list[str]:
 
 def fold(word: str) -> str:
     """Lower case without diacritics or apostrophes: how words are looked up (Nguyễn -> nguyen)."""
+    if word.isascii():  # nothing to decompose: the fast path for almost every name of the tables
+        return word.lower().replace("'", "")
     decomposed = unicodedata.normalize("NFKD", word.lower())
     return "".join(c for c in decomposed if not unicodedata.combining(c) and c not in "'’")
 
@@ -103,7 +111,7 @@ def _lexicon_words() -> set[str]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".yaml"):
             continue
-        todo: list[Any] = [yaml.safe_load(entry.read_text(encoding="utf-8"))]
+        todo: list[Any] = [load_yaml(entry.read_text(encoding="utf-8"))]
         while todo:
             value = todo.pop()
             if isinstance(value, dict):
@@ -117,7 +125,7 @@ def _lexicon_words() -> set[str]:
 
 
 def _cues() -> Cues:
-    data = yaml.safe_load(_data("privacy/cues.yaml").read_text(encoding="utf-8"))
+    data = load_yaml(_data("privacy/cues.yaml").read_text(encoding="utf-8"))
     before = data["before"]
 
     def folded(words: list[str]) -> frozenset[str]:
@@ -140,7 +148,68 @@ def _cues() -> Cues:
 
 @cache
 def tables() -> Tables:
-    """The tables, loaded on first use and kept for the process."""
+    """The tables, loaded on first use and kept for the process. Building the name table folds about
+    160,000 names; the result is kept under `$CLAUSEGUARD_HOME/cache/privacy/`, keyed by the bytes of
+    every file it is built from, so a one-shot command reads it back instead of folding again."""
+    cues = _cues()
+    sources = _source_files()
+    path = _cache_path(sources)
+    built = _read_cache(path)
+    if built is None:
+        built = _build(cues)
+        _write_cache(path, built)
+    names, ordinary, clinical = built
+    return Tables(names=names, ordinary=ordinary, clinical=clinical, cues=cues)
+
+
+_CACHE_FORMAT: Final = b"privacy-tables/1"
+
+
+def _source_files() -> list[tuple[str, bytes]]:
+    found = [(f"privacy/{n}", _data(f"privacy/{n}").read_bytes()) for n in ("names.tsv.gz", "clinical.txt.gz",
+                                                                               "ordinary.txt.gz", "cues.yaml")]
+    folder = _data("lexicon")
+    found += [(f"lexicon/{e.name}", e.read_bytes()) for e in sorted(folder.iterdir(), key=lambda e: e.name)
+              if e.name.endswith(".yaml")]
+    return found
+
+
+def _cache_path(sources: list[tuple[str, bytes]]) -> Path:
+    from clauseguard.corpus.sources import home_dir
+
+    digest = hashlib.sha256(_CACHE_FORMAT + f"|marshal {marshal.version}|{sys.version_info[:2]}".encode())
+    for name, raw in sources:
+        digest.update(name.encode() + b"\0" + hashlib.sha256(raw).digest())
+    return home_dir() / "cache" / "privacy" / f"{digest.hexdigest()[:32]}.marshal"
+
+
+_Built = tuple[dict[str, str], frozenset[str], frozenset[str]]
+
+
+def _read_cache(path: Path) -> _Built | None:
+    """The cached tables, or None when absent or unreadable (derived data: rebuilt, never trusted blindly)."""
+    try:
+        names, ordinary, clinical = marshal.loads(path.read_bytes())  # noqa: S302 - our own cache file, checked below
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if isinstance(names, dict) and isinstance(ordinary, frozenset) and isinstance(clinical, frozenset):
+        return names, ordinary, clinical
+    return None
+
+
+def _write_cache(path: Path, built: _Built) -> None:
+    """Write the cache atomically; a cache that cannot be written is simply not written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tables-")
+        with os.fdopen(handle, "wb") as out:
+            out.write(marshal.dumps(built))
+        os.replace(tmp, path)
+    except OSError:
+        return
+
+
+def _build(cues: Cues) -> _Built:
     names: dict[str, str] = {}
     for row in _lines("names.tsv.gz"):
         name, _, flags = row.partition("\t")
@@ -149,9 +218,7 @@ def tables() -> Tables:
         if names.get(key) != NAME_WEAK:  # a folded clash with a weak spelling stays weak
             names[key] = kind
     clinical = frozenset(_lines("clinical.txt.gz")) | _lexicon_words()
-    cues = _cues()
     for word in clinical | cues.calendar:
         if names.get(word) == NAME_STRONG:
             names[word] = NAME_WEAK
-    return Tables(names=names, ordinary=frozenset(_lines("ordinary.txt.gz")) | cues.calendar,
-                  clinical=clinical, cues=cues)
+    return dict(sorted(names.items())), frozenset(_lines("ordinary.txt.gz")) | cues.calendar, clinical

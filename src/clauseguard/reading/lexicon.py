@@ -15,9 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-import yaml
-
 from clauseguard import text as toolkit
+from clauseguard.datafiles import load_terms
 from clauseguard.errors import ClauseguardError
 
 LEXICON_PACKAGE: Final = "clauseguard/data/lexicon"
@@ -30,16 +29,6 @@ CONCEPT_DOMAINS: Final[dict[str, str]] = {
 _T = TypeVar("_T")
 _MEMO_LIMIT: Final = 50_000  # look-ups kept per lexicon before the memo starts afresh
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z0-9²]+(?:['’\-/][a-z0-9²]+)*|%|\$|£|€")
-
-
-class _TermLoader(yaml.SafeLoader):
-    """SafeLoader that never reads a word as a boolean: YAML 1.1 turns `no`, `yes`, `on` into bools."""
-
-
-_TermLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 
 class LexiconError(ClauseguardError):
@@ -150,7 +139,7 @@ class Lexicon:
         self.data: dict[str, dict[str, Any]] = {}
         self.versions: dict[str, int] = {}
         for name, raw in self.files.items():
-            loaded = yaml.load(raw.decode("utf-8"), Loader=_TermLoader)  # noqa: S506 - a SafeLoader subclass
+            loaded = load_terms(raw.decode("utf-8"))
             if not isinstance(loaded, dict):
                 raise LexiconError(f"lexicon {name}: must be a mapping with a version key")
             version = loaded.get("version")

@@ -15,9 +15,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Final, Literal
 
-import yaml
-
 from clauseguard.corpus.criteria import Count, Criteria, iter_atoms
+from clauseguard.datafiles import load_yaml
 from clauseguard.reading.grammar.phrases import _compile
 from clauseguard.text import fold
 
@@ -44,7 +43,7 @@ class _Cue:
 @lru_cache(maxsize=1)
 def _cues() -> tuple[_Cue, ...]:
     raw = (resources.files("clauseguard") / "data" / "grammar" / "roles.yaml").read_text(encoding="utf-8")
-    data: dict[str, Any] = yaml.safe_load(raw)
+    data: dict[str, Any] = load_yaml(raw)
     out = []
     for role in NON_DECIDING:
         for entry in data.get(role, ()):
@@ -56,7 +55,7 @@ def _cues() -> tuple[_Cue, ...]:
 @lru_cache(maxsize=1)
 def _persons() -> re.Pattern[str]:
     raw = (resources.files("clauseguard") / "data" / "grammar" / "atoms.yaml").read_text(encoding="utf-8")
-    words = yaml.safe_load(raw)["persons"]
+    words = load_yaml(raw)["persons"]
     return re.compile("|".join(_compile(str(w)) for w in words))
 
 

@@ -16,9 +16,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Final, Literal
 
-import yaml
-
 from clauseguard import text as toolkit
+from clauseguard.datafiles import load_yaml
 
 ValueKind = Literal["amount", "rate", "duration", "count"]
 ConditionKind = Literal["age", "occasion", "procedural"]
@@ -108,7 +107,7 @@ class Stated:
 
 @lru_cache(maxsize=1)
 def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]]:
-    raw = yaml.safe_load((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
+    raw = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
     out: dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]] = {}
     for key in ("denies", "grants", "procedural", "occasions"):
         out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]

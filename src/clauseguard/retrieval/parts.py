@@ -84,6 +84,17 @@ class QuestionPart(NamedTuple):
 
 
 _YES_NO: Final = re.compile(r"^\s*(?:is|are|does|do|can|will|would|may|could|should)\b(?!.*\b(?:how|what|which|when)\b)")
+# An open question ("what is ...", "how long ...") asks for a value or a description, never a bare yes.
+_OPEN: Final = re.compile(r"^\s*(?:and\s+)?(?:what|which|how|when)\b")
+# "What is the reimbursement for X?", "What does the insurer pay towards X?": what is paid, a quantity.
+_WHAT_IS_PAID: Final = re.compile(r"\b(?:reimburs\w*|pays?|paid|payable|refund\w*)\b")
+# "spectacles: reimbursement": the noun names the sum paid (the verb, "is it reimbursed?", asks whether).
+_SUM_PAID: Final = re.compile(r"\b(?:reimbursements?|payments?|refunds?|pay-?outs?)\b")
+
+
+def asks_open(label: str) -> bool:
+    """True for a part written as an open question (what / which / how / when): a yes is no answer to it."""
+    return bool(_OPEN.match(normalise(label)))
 
 
 def aspect_of(text: str) -> str | None:
@@ -94,6 +105,8 @@ def aspect_of(text: str) -> str | None:
         return COVERAGE
     for aspect, pattern in _CUE_PATTERNS:
         if pattern.search(low):
+            if aspect == COVERAGE and (_OPEN.match(low) and _WHAT_IS_PAID.search(low) or _SUM_PAID.search(low)):
+                return RATE  # what is paid, or the sum paid, asks how much, not whether
             return aspect
     return None
 

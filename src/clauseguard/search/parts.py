@@ -17,7 +17,7 @@ import numpy as np
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
 from clauseguard.reading.stated import frames, number_of
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
-from clauseguard.retrieval.parts import bare_subject, subject_words
+from clauseguard.retrieval.parts import asks_open, bare_subject, subject_words
 from clauseguard.retrieval.tokens import article_references, content_terms
 from clauseguard.versions import version_index
 
@@ -211,6 +211,7 @@ def answer_part(
     below = [h for h in hits if h.score < threshold]
     readings: list[Settled] = []
     conditional: Settled | None = None
+    deferred_yes: Settled | None = None
     unnamed = _names_it_not(index, part, mask, precedence)
     for hit in hits:
         if hit.score < threshold or about[hit.clause_id] < SUBJECT_SHARE:
@@ -221,6 +222,10 @@ def answer_part(
         if frames(row.section) and not article_references(part.text):
             continue  # a revision history or the evidence reviewed describes the policy; it does not govern
         reading = read_passage(row.text, asking)
+        if reading.settled and reading.value == "yes" and asks_open(part.label):
+            # "what is paid for X?" is not answered by "X is paid": the value it asks for is unstated
+            deferred_yes = deferred_yes or Settled(hit, reading)
+            continue
         if reading.settled:
             readings.append(Settled(hit, reading))
         elif reading.settles in ("conditional", "ambiguous") and conditional is None:
@@ -245,6 +250,10 @@ def answer_part(
         said = f" (\u201c{condition.text}\u201d)" if condition is not None else ""
         answer.unsettled_because = f"the passage states it only under a condition the question does not state{said} {cite(row)}"
         answer.condition = conditional.reading
+        return answer, below
+    if deferred_yes is not None:
+        answer.unsettled_because = ("the passage says it is covered but states no value for what the question "
+                                    f"asks {cite(_row(index, deferred_yes.hit))}")
         return answer, below
     deferred = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
     if deferred:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Final, NamedTuple
 
-import yaml
+from clauseguard.datafiles import load_yaml
 
 # A run of end marks is tried once, from its first mark (the lookbehind) and without backtracking
 # (possessive), so a long run of "!!!" or "..." costs its length, not its length squared.
@@ -34,7 +34,7 @@ class Sentence(NamedTuple):
 @lru_cache(maxsize=1)
 def abbreviations() -> frozenset[str]:
     path = resources.files("clauseguard") / "data" / "text" / "abbreviations.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml(path.read_text(encoding="utf-8"))
     return frozenset(str(a).lower().rstrip(".") for a in data["abbreviations"])
 
 

@@ -12,8 +12,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
 
-import yaml
-
+from clauseguard.datafiles import load_yaml
 from clauseguard.errors import CorpusError, Problem
 
 CUES_FORMAT: Final = "clauseguard.reader-cues/v1"
@@ -70,7 +69,7 @@ def text_marker(text: str) -> str | None:
 def cues() -> dict[str, tuple[str, ...]]:
     """The reader's cue words (data/readers/cues.yaml), lower case."""
     path = resources.files("clauseguard") / "data" / "readers" / "cues.yaml"
-    data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data: Any = load_yaml(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or data.get("format") != CUES_FORMAT:
         raise CorpusError([Problem(str(path), "format", f"expected 'format: {CUES_FORMAT}'")])
     return {str(k): tuple(str(w).lower() for w in v) for k, v in data.items() if isinstance(v, list)}

@@ -14,10 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
-
+from clauseguard.datafiles import load_terms
 from clauseguard.errors import ClauseguardError
-from clauseguard.reading.lexicon import _TermLoader  # YAML that never reads a word ("no", "on") as a boolean
 
 RULES_PACKAGE: Final = "clauseguard/data/facts"
 DIRECTIONS: Final = ("forward", "backward", "both", "terminate", "pseudo")
@@ -66,7 +64,7 @@ class Rules:
         self.fingerprint: str = "sha256:" + digest.hexdigest()
         self.data: dict[str, dict[str, Any]] = {}
         for name, raw in self.files.items():
-            loaded = yaml.load(raw.decode("utf-8"), Loader=_TermLoader)  # noqa: S506 - a SafeLoader subclass
+            loaded = load_terms(raw.decode("utf-8"))
             if not isinstance(loaded, dict) or not isinstance(loaded.get("version"), int):
                 raise RulesError(f"fact rules {name}: must be a mapping with an integer `version`")
             self.data[name] = loaded

@@ -7,8 +7,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Final
 
-import yaml
-
+from clauseguard.datafiles import load_yaml
 from clauseguard.reading.grammar.phrases import _compile
 
 EG: Final = re.compile(r"\(\s*(?:e\.g\.|eg\.|e\.g|for example|such as|including)[,:]?\s*(?P<list>[^()]*)\)", re.IGNORECASE)
@@ -17,7 +16,7 @@ EG: Final = re.compile(r"\(\s*(?:e\.g\.|eg\.|e\.g|for example|such as|including)
 @lru_cache(maxsize=1)
 def data() -> dict[str, Any]:
     raw = (resources.files("clauseguard") / "data" / "grammar" / "atoms.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(raw)
+    return load_yaml(raw)
 
 
 @cache

@@ -19,7 +19,7 @@ from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any, Final
 
-import yaml
+from clauseguard.datafiles import load_yaml
 
 NUMBER_WORDS: Final = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -180,4 +180,4 @@ class Phrases:
 @lru_cache(maxsize=1)
 def phrases() -> Phrases:
     raw = (resources.files("clauseguard") / "data" / "grammar" / "phrases.yaml").read_bytes()
-    return Phrases(yaml.safe_load(raw), raw)
+    return Phrases(load_yaml(raw), raw)

@@ -14,10 +14,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
 
-import yaml
 from word2number import w2n
 
 from clauseguard.corpus.criteria import Period
+from clauseguard.datafiles import load_yaml
 from clauseguard.reading.grammar.phrases import NUMBER, NUMBER_WORDS
 from clauseguard.text import fold
 
@@ -39,7 +39,7 @@ class Value:
 @lru_cache(maxsize=1)
 def table() -> dict[str, Any]:
     raw = (resources.files("clauseguard") / "data" / "grammar" / "values.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(raw)
+    return load_yaml(raw)
 
 
 def _alt(words: list[str]) -> str:
