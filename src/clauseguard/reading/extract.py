@@ -56,11 +56,12 @@ _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ("rate", re.compile(r"\b(?:rate|percent\w*|per ?cent|share|proportion|level of reimbursement|co-?pay\w*|"
                         r"coinsurance|reduction|relief)\b", re.I)),
     ("duration", re.compile(r"\b(?:wait\w*|how long|how often|how frequently|how far ahead|duration|length|age|how old|interval|"
-                            r"qualifying period|deferral|minimum period|months?|days|years)\b", re.I)),
+                            r"qualifying period|deferral|minimum period|look-?back|period|approval|renewal|"
+                            r"months?|weeks?|days|years|hours)\b", re.I)),
     ("count", re.compile(r"\b(?:how many|number of|sessions?|visits?|treatments? per|units?|frequency|times|"
-                         r"nights|hours|courses?)\b", re.I)),
-    ("amount", re.compile(r"\b(?:caps?|ceiling|maximum|max|limit\w*|amount|sum|allowance|up to|contribution|"
-                          r"supplement|deductible|excess)\b", re.I)),
+                         r"nights|courses?)\b", re.I)),
+    ("money", re.compile(r"\b(?:amount|sum|allowance|contribution|supplement|deductible|excess|lump)\b", re.I)),
+    ("amount", re.compile(r"\b(?:caps?|ceiling|maximum|max|limit\w*|up to)\b", re.I)),
     ("payment", re.compile(r"\b(?:how much|paid|pays?|payable|reimburs\w*|cost)\b", re.I)),
 )
 # The kinds of value that answer each kind asked, most fitting first.
@@ -68,6 +69,7 @@ _KINDS_FOR: Final[dict[str, tuple[str, ...]]] = {
     "duration": ("duration",),
     "count": ("count",),
     "rate": ("rate",),
+    "money": ("amount",),
     "amount": ("amount", "count", "rate"),
     "payment": ("amount", "rate"),
 }
@@ -98,7 +100,9 @@ def quantity_asked(label: str, aspect: str | None) -> str | None:
     found = [kind for kind, pattern in _ASKS if pattern.search(label)]
     if "count" in found and "duration" in found and re.search(r"\bhow many\b|\bnumber of\b", label, re.I):
         # "how many months" asks a duration; "how many sessions per year" a count
-        return "duration" if re.search(r"\bhow many (?:months|days|weeks|years)\b", label, re.I) else "count"
+        return "duration" if re.search(r"\bhow many (?:months|days|weeks|years|hours)\b", label, re.I) else "count"
+    if "count" in found and ("money" in found or "payment" in found) and not re.search(r"\bhow many\b|\bnumber of\b", label, re.I):
+        return "money" if "money" in found else "payment"  # "the most paid for one session" asks what is paid
     if found:
         return found[0]
     return {"waiting_period": "duration", "limit": "amount", "rate": "rate"}.get(aspect or "")
@@ -225,6 +229,18 @@ def _value_score(v: Stated, asking: Asking) -> int:
     return score
 
 
+_ASKS_FREQUENCY: Final = re.compile(r"\b(?:how often|how frequently|frequency|how many times|times per)\b", re.I)
+
+
+def _counts_fit(v: Stated, asking: Asking) -> bool:
+    """A frequency ("how often", "frequency limit") is a count per period: a count with no counting
+    window does not state one. "once" / "twice" count occasions: they answer only a frequency."""
+    frequency = bool(_ASKS_FREQUENCY.search(asking.words))
+    if frequency and v.period is None:
+        return False
+    return frequency or v.unit not in ("time", "times")
+
+
 def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> Reading | None:
     kinds = _KINDS_FOR.get(asking.asked or "", ("amount", "rate", "duration", "count"))
     asks_age = bool(re.search(r"\bage\b|\bhow old\b", asking.words, re.I))
@@ -250,6 +266,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             _words_fit(v, asking) and (_bound_fits(v, asking) or not _ASKS_UPPER.search(asking.words))
         ):
             continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
+        if v.kind == "count" and not _counts_fit(v, asking):
+            continue
         named = int(bool(own & _stems(v.piece)))
         usable.append((specific, named, _bound_fits(v, asking), _value_score(v, asking), _sentence_score(v, asking),
                        -kinds.index(v.kind), -order, v))

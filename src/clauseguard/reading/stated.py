@@ -30,9 +30,12 @@ _WORD_NUMBERS: Final = {
 } | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
      "hundred": 100, "a hundred": 100, "one hundred": 100}
 _TENS: Final = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-_WORD: Final = (rf"(?:{_TENS}[- ](?:one|two|three|four|five|six|seven|eight|nine)|{_TENS}|(?:one |a )?hundred|"
-                r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
-                r"one|two|three|four|five|six|seven|eight|nine|ten)")
+_SMALL: Final = (rf"(?:{_TENS}[- ](?:one|two|three|four|five|six|seven|eight|nine)|{_TENS}|"
+                 r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+                 r"one|two|three|four|five|six|seven|eight|nine|ten)")
+# "two hundred fifty (250)", "one thousand five hundred": hundreds and thousands, read by word2number
+_HUNDREDS: Final = rf"(?:(?:{_SMALL}|a)\s+)?hundred(?:\s+(?:and\s+)?{_SMALL})?"
+_WORD: Final = (rf"(?:(?:(?:{_SMALL}|a)\s+)?thousand(?:\s+(?:and\s+)?(?:{_HUNDREDS}|{_SMALL}))?|{_HUNDREDS}|{_SMALL})")
 _DIGITS: Final = r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 # a number as written: digits, a word, or a word with its digits in brackets ("twelve (12)")
 _NUM: Final = rf"(?P<num>{_DIGITS}|{_WORD}(?:\s*\(\s*\d+\s*\))?)"
@@ -153,10 +156,16 @@ def number_of(text: str) -> float | None:
         return float(low.replace(",", ""))
     if low in ("once", "twice"):
         return 1.0 if low == "once" else 2.0
-    parts = re.split(r"[- ]", low)
-    if len(parts) == 2 and parts[0] in _WORD_NUMBERS and parts[1] in _WORD_NUMBERS and parts[0] != "a":
-        return float(_WORD_NUMBERS[parts[0]] + _WORD_NUMBERS[parts[1]])
-    return float(_WORD_NUMBERS[low]) if low in _WORD_NUMBERS else None
+    if low in _WORD_NUMBERS:
+        return float(_WORD_NUMBERS[low])
+    if re.fullmatch(_WORD, low):  # "twenty-four", "two hundred fifty", "one thousand five hundred"
+        from word2number import w2n
+
+        try:
+            return float(w2n.word_to_num(re.sub(r"^a\s+", "one ", low)))
+        except ValueError:
+            return None
+    return None
 
 
 def _fmt(n: float) -> str:

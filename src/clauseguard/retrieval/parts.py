@@ -31,13 +31,14 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
         r"documents?|documentation|paperwork|evidence|proof|supporting|forms?|submit|send|invoices?|"
         r"receipts?|records?|prescription needed",
     ),
-    (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)"),
+    (RATE, r"rates?|percentage|percent|share|how much|what is paid|paid how much|level of (?:cover|reimbursement)|"
+           r"co-?pay\w*|co-?insurance|cost[- ]shar\w*"),
     (
         LIMIT,
         r"caps?|ceilings?|limits?|limited|maximums?|max|amounts?|how many|number of|"
         r"sums?|per year|per visit|sessions|visits|nights|frequency|quantity|up to|"
         r"per [a-z]+|supplements?|contributions?|courses?|minimum period|period of \w+|duration|length|"
-        r"how often|interval|how far ahead",
+        r"how often|interval|how far ahead|approvals?|renewals?|reauthori[sz]ations?",
     ),
     (EXCLUSION, r"exclu\w*|exceptions?|not covered"),
     (
@@ -90,6 +91,13 @@ _OPEN: Final = re.compile(r"^\s*(?:and\s+)?(?:what|which|how|when)\b")
 _WHAT_IS_PAID: Final = re.compile(r"\b(?:reimburs\w*|pays?|paid|payable|refund\w*)\b")
 # "spectacles: reimbursement": the noun names the sum paid (the verb, "is it reimbursed?", asks whether).
 _SUM_PAID: Final = re.compile(r"\b(?:reimbursements?|payments?|refunds?|pay-?outs?)\b")
+
+
+def asks_whether(part: QuestionPart) -> bool:
+    """True for a part that asks whether something is covered: a yes-or-no question, or a part whose
+    own words ask about cover or an exclusion ("coverage", "excluded?"). Only such a part is answered
+    by a bare yes or no; "initial approval period" asks for a value even when no value cue is known."""
+    return part.aspect in (COVERAGE, EXCLUSION) or bool(_YES_NO.match(normalise(part.label)))
 
 
 def asks_open(label: str) -> bool:
@@ -158,6 +166,15 @@ def _pieces(text: str) -> list[str]:
     return merged
 
 
+def _listed(tail: str) -> list[str]:
+    """The parts listed after a subject and a colon: each comma or "and" piece is a part, except a
+    piece with no words of its own ("... and when"), which is glued to the one before."""
+    raw = [p.strip(" .:?") for sentence in _SENTENCES.split(tail) for p in _PIECES.split(sentence) if p.strip(" .:?")]
+    if any(aspect_of(p) is None and not subject_words(p) for p in raw):
+        return _pieces(tail)
+    return raw
+
+
 def _part(text: str, label: str, subject: str) -> QuestionPart:
     aspect = aspect_of(label)
     return QuestionPart(
@@ -182,7 +199,7 @@ def split_question(question: str) -> list[QuestionPart]:
     head, colon, tail = question.partition(":")
     if colon and head.strip() and tail.strip() and aspect_of(head) is None:
         subject = head.strip()
-        pieces = _pieces(tail)
+        pieces = _listed(tail)  # "subject: a, b and c" lists its parts itself, cue words or not
         if len(pieces) <= 1:
             return [_part(question, tail.strip(" ?.") or question, subject)]
         return [_part(f"{subject} {p}", p, subject) for p in pieces]

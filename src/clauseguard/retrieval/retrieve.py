@@ -36,6 +36,7 @@ ANSWER_KINDS: Final[dict[str, frozenset[str]]] = {
     "count": frozenset({"count"}),
     "rate": frozenset({"rate"}),
     "amount": frozenset({"amount", "count"}),
+    "money": frozenset({"amount"}),
     "payment": frozenset({"amount", "rate"}),
 }
 # The words for "the plan pays for it", one meaning in every house style (cover, reimburse, pay), as index terms.

@@ -17,7 +17,7 @@ import numpy as np
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
 from clauseguard.reading.stated import frames, number_of
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
-from clauseguard.retrieval.parts import asks_open, bare_subject, subject_words
+from clauseguard.retrieval.parts import DOCUMENTS, asks_open, asks_whether, bare_subject, subject_words
 from clauseguard.retrieval.tokens import article_references, content_terms
 from clauseguard.versions import version_index
 
@@ -120,7 +120,7 @@ def cite(row: Any) -> str:
 def asking_of(part: QuestionPart, question: str) -> Asking:
     return Asking(
         asked=quantity_asked(part.label, part.aspect),
-        asks_quantity=part.asks_quantity or quantity_asked(part.label, None) in ("duration", "count", "rate"),
+        asks_quantity=part.asks_quantity or quantity_asked(part.label, None) in ("duration", "count", "rate", "money"),
         terms=tuple(content_terms(part.text)),
         words=f"{part.label} {part.subject}",
         question=question,
@@ -222,8 +222,7 @@ def answer_part(
         if frames(row.section) and not article_references(part.text):
             continue  # a revision history or the evidence reviewed describes the policy; it does not govern
         reading = read_passage(row.text, asking)
-        if reading.settled and reading.value == "yes" and asks_open(part.label):
-            # "what is paid for X?" is not answered by "X is paid": the value it asks for is unstated
+        if reading.settles == "answers" and _asks_more_than_whether(part, reading):
             deferred_yes = deferred_yes or Settled(hit, reading)
             continue
         if reading.settled:
@@ -231,6 +230,17 @@ def answer_part(
         elif reading.settles in ("conditional", "ambiguous") and conditional is None:
             conditional = Settled(hit, reading)
     answer = _ranked(index, part, readings, precedence)
+    unread = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE
+              and not precedence.is_faq(str(_row(index, h).document_id))]
+    if answer.settled_by and unread and precedence.is_faq(str(_row(index, answer.settled_by[0].hit).document_id)):
+        # only a FAQ states it while a policy passage speaks to it unread: a FAQ never overrides the
+        # terms it explains (it may repeat a superseded value), so a person confirms it
+        lead = answer.settled_by[0]
+        faq = _row(index, lead.hit)
+        said = f" ({lead.reading.value})" if lead.reading.value else ""
+        answer.settled_by = []
+        answer.unsettled_because = f"only a FAQ states it{said}, and a FAQ never overrides the policy terms {cite(faq)}"
+        return answer, below
     if answer.settled_by:
         _apply_riders(index, part, asking, mask, k, precedence, answer)
         return answer, below
@@ -252,8 +262,9 @@ def answer_part(
         answer.condition = conditional.reading
         return answer, below
     if deferred_yes is not None:
-        answer.unsettled_because = ("the passage says it is covered but states no value for what the question "
-                                    f"asks {cite(_row(index, deferred_yes.hit))}")
+        said = "covered" if deferred_yes.reading.value == "yes" else "not covered"
+        answer.unsettled_because = (f"the passage says whether it is {said} but states no value for what the "
+                                    f"question asks {cite(_row(index, deferred_yes.hit))}")
         return answer, below
     deferred = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
     if deferred:
@@ -261,6 +272,15 @@ def answer_part(
     else:
         answer.unsettled_because = "no passage above the threshold answers it"
     return answer, below
+
+
+def _asks_more_than_whether(part: QuestionPart, reading: Reading) -> bool:
+    """True when a yes or no is no answer to the part: "what is paid for X?" is not answered by "X is
+    paid", nor "minimum recorded sleep" by "covered". A part about documents, or an article lookup, is
+    answered by the passage itself."""
+    if part.aspect == DOCUMENTS or article_references(part.text):
+        return False
+    return reading.value == "yes" and asks_open(part.label) or not asks_whether(part)
 
 
 def _ranked(index: RetrievalIndex, part: QuestionPart, readings: list[Settled], precedence: Precedence) -> PartAnswer:
