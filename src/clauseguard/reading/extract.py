@@ -373,6 +373,10 @@ def read_passage(text: str, asking: Asking) -> Reading:
     chosen = _choose_value(text, asking, restriction)
     if chosen is not None:
         return chosen
+    if states_quantity(text, asking.asked):
+        # it states values of the kind asked, none of them for this part: that settles nothing (an
+        # exclusion elsewhere in it is about something else)
+        return Reading("no_quantity", pieces[0])
 
     def best(candidates: list[str]) -> str:
         return max(candidates, key=lambda s: (_overlap(s, asking.terms), -pieces.index(s)))

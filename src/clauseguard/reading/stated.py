@@ -56,11 +56,11 @@ _STOP_NOUN: Final = frozenset(
     "who whose than as under over after before".split()
 )
 _COUNT: Final = re.compile(
-    rf"\b{_NUM}\s+(?:\d+-[a-z]+\s+)?(?!(?:to|and|or|per|of|in|for|from|than|a|an|the)\b)"
+    rf"\b(?>{_NUM})\s+(?:\d+-[a-z]+\s+)?(?!(?:to|and|or|per|of|in|for|from|than|a|an|the)\b)"
     rf"(?P<noun>(?:[a-z][a-z-]*\s+){{0,3}}[a-z][a-z-]*)", re.IGNORECASE
 )
-_NUMBER_OF: Final = re.compile(r"\bnumber\s+of\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+s)\b", re.IGNORECASE)
-_RAISED_TO: Final = re.compile(rf"\b(?:raised|increased|reduced|lowered|extended|changed|set)\s+(?:from\s+.{{1,30}}?\s+)?to\s+{_NUM}(?=\s*[.;,]|\s*$)",
+_NUMBER_OF: Final = re.compile(r"\b(?:number|quantity)\s+of\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+s)\b", re.IGNORECASE)
+_RAISED_TO: Final = re.compile(rf"\b(?:raised|increased|reduced|lowered|extended|changed|set)\s+(?:from\s+.{{1,30}}?\s+)?to\s+{_NUM}(?=(?:\s+per\s+(?:\d+\s+)?[a-z]+)?(?:\s*[.;,]|\s*$))",
                                re.IGNORECASE)
 _MEASURE: Final = re.compile(r"(?:mg|mcg|µg|g|kg|ml|l|mm|cm|m|khz|hz|mmhg|iu|percent|kg/m2)", re.IGNORECASE)
 _TIMES: Final = re.compile(r"\b(?P<num>once|twice)\b", re.IGNORECASE)

@@ -15,7 +15,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
-from clauseguard.reading.stated import frames, number_of
+from clauseguard.reading.stated import frames, number_of, stated_values
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
 from clauseguard.retrieval.parts import DOCUMENTS, asks_open, asks_whether, bare_subject, subject_words
 from clauseguard.retrieval.tokens import article_references, content_terms
@@ -242,7 +242,7 @@ def answer_part(
         answer.unsettled_because = f"only a FAQ states it{said}, and a FAQ never overrides the policy terms {cite(faq)}"
         return answer, below
     if answer.settled_by:
-        _apply_riders(index, part, asking, mask, k, precedence, answer)
+        _apply_riders(index, part, asking, mask, k, threshold, precedence, answer)
         return answer, below
     if conditional is not None and conditional.reading.settles == "ambiguous":
         row = _row(index, conditional.hit)
@@ -303,7 +303,7 @@ def _ranked(index: RetrievalIndex, part: QuestionPart, readings: list[Settled], 
 
 
 def _apply_riders(
-    index: RetrievalIndex, part: QuestionPart, asking: Asking, mask: np.ndarray, k: int,
+    index: RetrievalIndex, part: QuestionPart, asking: Asking, mask: np.ndarray, k: int, threshold: float,
     precedence: Precedence, answer: PartAnswer,
 ) -> None:
     """A rider in scope that overrides the answering document and states a value of the same kind
@@ -330,9 +330,18 @@ def _apply_riders(
     hits = retrieve(index, part, rider_mask, k)
     about = _about(index, part, hits)
     for hit in hits:
-        if about[hit.clause_id] < SUBJECT_SHARE:
-            continue
         reading = read_passage(_row(index, hit).text, asking)
+        if about[hit.clause_id] < SUBJECT_SHARE:
+            kind = lead.reading.stated.kind
+            if about[hit.clause_id] > 0 and hit.score >= threshold \
+                    and any(v.kind == kind for v in stated_values(_row(index, hit).text)):
+                # the rider amends this document with a value of the same kind, on words the reader
+                # cannot tie to the part: which value stands is for a person to say
+                answer.settled_by = []
+                answer.unsettled_because = (f"a rider on the plan amends {document} with a value of the same kind "
+                                            f"{cite(_row(index, hit))}; whether it changes this value is not settled")
+                return
+            continue
         if reading.settles == "stated" and reading.stated is not None and reading.stated.kind == lead.reading.stated.kind:
             replaced = [s for s in answer.settled_by if str(_row(index, s.hit).document_id) == document]
             answer.overridden.extend((s.hit, hit.clause_id) for s in replaced)
