@@ -280,10 +280,36 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     best = ranked[0][7]
     rival = next((t[7] for t in ranked[1:] if t[:5] == ranked[0][:5] and t[7].kind == best.kind
                   and not _same_quantity(t[7], best)), None)
+    if rival is None:
+        rival = _unmarked_rival(ranked, asking)
     if rival is not None:
         # two values of the kind asked fit the part equally well: say both, decide neither
         return Reading("ambiguous", best.piece, best.value, best, best.condition or restriction, rival=rival.value)
     return Reading("stated", best.piece, best.value, best, best.condition or restriction)
+
+
+def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, Stated]], asking: Asking) -> Stated | None:
+    """Another value of the chosen kind when nothing in the part's own words marks the chosen one out.
+
+    With several values of one kind in a passage (a per-session amount and a yearly cap, an initial
+    and a continuation approval), the winner must be told apart by the part itself: a condition the
+    question meets that the others lack, the side of the bound asked ("maximum", "at least"), or a
+    word of the part around it that is around no other value. Winning on word counts alone, or on
+    reading order, is a guess; the part is then left to a person with both values named."""
+    top, best = ranked[0], ranked[0][7]
+    rivals = [t for t in ranked[1:] if t[7].kind == best.kind and not _same_quantity(t[7], best)]
+    if not rivals:
+        return None
+    if all(top[0] > t[0] or top[2] > t[2] for t in rivals):
+        return None  # its condition is met, or it is the bound asked, and no rival's is
+    drop = _stems(" ".join(sorted(circumstance_words()))) | _stems(" ".join(sorted(paying_terms())))
+    wanted = (_stems(asking.subject) | _stems(asking.words) | _stems(asking.item)) - drop
+
+    def marks(v: Stated) -> set[str]:
+        return wanted & _stems(f"{v.context} {v.period or ''} {v.unit}")
+
+    theirs = set().union(*(marks(t[7]) for t in rivals))
+    return None if marks(best) - theirs else rivals[0][7]
 
 
 def _list_head(pieces: list[str], at: int) -> int | None:
