@@ -302,14 +302,22 @@ def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, Stated
         return None
     if all(top[0] > t[0] or top[2] > t[2] for t in rivals):
         return None  # its condition is met, or it is the bound asked, and no rival's is
-    drop = _stems(" ".join(sorted(circumstance_words()))) | _stems(" ".join(sorted(paying_terms())))
-    wanted = (_stems(asking.subject) | _stems(asking.words) | _stems(asking.item)) - drop
+    drop = _stems(" ".join(sorted(circumstance_words()))) | set(paying_terms())  # paying_terms are stems already
+    own = (_stems(asking.words) | _stems(asking.item)) - drop
+    # the subject's words mark a value only against one in another sentence or line ("Headgear: 1 per
+    # 6 months" against "Tubing: 1 per 3 months"): inside one sentence the subject is written once,
+    # beside the first value ("X is reimbursed up to A per pair and B per year")
+    bare = own - _stems(asking.subject)
 
-    def marks(v: Stated) -> set[str]:
-        return wanted & _stems(f"{v.context} {v.period or ''} {v.unit}")
+    def around(v: Stated) -> set[str]:
+        return _stems(f"{v.context} {v.period or ''} {v.unit}")
 
-    theirs = set().union(*(marks(t[7]) for t in rivals))
-    return None if marks(best) - theirs else rivals[0][7]
+    def told_apart(rival: Stated) -> bool:
+        one_sentence = rival.piece == best.piece and "\n" not in best.piece  # a list's lines are apart
+        wanted = bare if one_sentence else own
+        return bool((wanted & around(best)) - (wanted & around(rival)))
+
+    return next((t[7] for t in rivals if not told_apart(t[7])), None)
 
 
 def _list_head(pieces: list[str], at: int) -> int | None:

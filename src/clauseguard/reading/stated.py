@@ -239,8 +239,9 @@ def _stretch(piece: str, start: int, end: int) -> str:
     return piece[before:after]
 
 
-def _period(piece: str, end: int) -> str | None:
-    m = _PERIOD.match(piece, end) or _PERIOD.search(piece[end:end + 60])
+def _period(piece: str, end: int, stop: int | None = None) -> str | None:
+    """The counting window written after a value, looked for up to the next value (whose it would be)."""
+    m = _PERIOD.match(piece, end) or _PERIOD.search(piece[end:min(end + 60, len(piece) if stop is None else stop)])
     return " ".join(m.group(0).split()) if m else None
 
 
@@ -324,7 +325,8 @@ def stated_values(text: str) -> list[Stated]:
             is_age = kind == "duration" and bool(_AGE_AFTER.match(piece, end))
             if condition is not None and condition.kind == "age" and kind != "amount" and _inside(piece, condition.text, start, end):
                 is_age = True  # the age of an age condition is a value only for a question about age
-            out.append(Stated(kind, number, value, unit, _period(piece, end), _quoted(piece, start), context, condition,
+            stop = mentions[i + 1][0] if i + 1 < len(mentions) else None
+            out.append(Stated(kind, number, value, unit, _period(piece, end, stop), _quoted(piece, start), context, condition,
                               bound, is_age))
     return out
 

@@ -233,8 +233,8 @@ def answer_part(
     unread = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE
               and not precedence.is_faq(str(_row(index, h).document_id))]
     if answer.settled_by and unread and precedence.is_faq(str(_row(index, answer.settled_by[0].hit).document_id)):
-        # only a FAQ states it while a policy passage speaks to it unread: a FAQ never overrides the
-        # terms it explains (it may repeat a superseded value), so a person confirms it
+        # only a FAQ states it while a policy passage above the threshold speaks of it unread: a FAQ never
+        # overrides the terms it explains (it may repeat a superseded value), so a person confirms it
         lead = answer.settled_by[0]
         faq = _row(index, lead.hit)
         said = f" ({lead.reading.value})" if lead.reading.value else ""
