@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from clauseguard import faults
+from clauseguard import faults, lookups
 from clauseguard.audit import AuditTrail, digest, open_audit_log
 from clauseguard.caches import healing_index, index_cache_dir
 from clauseguard.corpus.model import Corpus
@@ -22,7 +22,7 @@ from clauseguard.corpus.seals import cited_version_seals
 from clauseguard.corpus.sources import Opened, refreshed
 from clauseguard.deadline import DeadlineExceeded, StageClock, deadline_from_environment, past_deadline
 from clauseguard.deployment import policy_report
-from clauseguard.errors import ClauseguardError, NotFoundError
+from clauseguard.errors import ClauseguardError
 from clauseguard.gate import DEFAULT_POLICY, GateDecision, GatePolicy, apply_policy
 from clauseguard.privacy.scrub import RequestPrivacy
 from clauseguard.requests import (
@@ -36,25 +36,15 @@ from clauseguard.requests import (
 )
 from clauseguard.responses import (
     Answer,
-    AuditView,
-    ClauseRecord,
-    CodeDocument,
-    CodeRecord,
     CompareResponse,
     DeterminationResponse,
-    PlanRiders,
     RetrievalEvalResponse,
-    RiderEntry,
     SearchResponse,
-    TimelineEntry,
     Timings,
-    VersionEntry,
-    VersionTimeline,
 )
 from clauseguard.retrieval import DEFAULT_BACKEND, RetrievalIndex
 from clauseguard.search import evaluate_retrieval as run_retrieval_eval
 from clauseguard.search import search as run_search
-from clauseguard.versions import attached_riders, version_in_effect
 
 if TYPE_CHECKING:  # the determination and compare pipelines load on first use: a search never pays for them
     from collections.abc import Mapping
@@ -348,68 +338,23 @@ class Engine:
         parsed = request if isinstance(request, RetrievalEvalRequest) else parse_request(RetrievalEvalRequest, request)
         return run_retrieval_eval(parsed, corpus=self.corpus, index=self.index)
 
-    # -- lookups: what every interface shows next to an answer ---------------------------------
+    # -- lookups: what every interface shows next to an answer, read by lookups.py -------------
 
     def clause(self, clause_id: str) -> dict[str, Any]:
         """One clause read from the store by id, with its document and version."""
-        stored = self.opened.store.clause(clause_id)
-        if stored is None:
-            raise NotFoundError("clause", clause_id, "clause ids look like DOCUMENT.VERSION.C2")
-        return ClauseRecord(
-            clause_id=stored.id, document_id=stored.document_id, document_title=stored.document_title,
-            kind=stored.kind, version=stored.version, effective_start=stored.effective_start.isoformat(),
-            effective_end=stored.effective_end.isoformat() if stored.effective_end else None,
-            section=stored.section, article=stored.article, page=stored.page, page_label=stored.page_label,
-            page_end=stored.page_end, page_end_label=stored.page_end_label, text=stored.text,
-        ).as_json()
+        return lookups.clause_record(self.opened, clause_id)
 
     def versions(self, document_id: str) -> dict[str, Any]:
         """A document's versions in date order, with clause counts and the store's timeline events."""
-        doc = next((d for d in self.corpus.documents if d.id == document_id), None)
-        if doc is None:
-            raise NotFoundError("document", document_id, "the catalog (/v1/corpus, list_catalog) lists every document")
-        return VersionTimeline(
-            document_id=doc.id, title=doc.title, kind=doc.kind, payer=doc.payer,
-            versions=[
-                VersionEntry(version=v.version, effective_start=v.effective_start.isoformat(),
-                             effective_end=v.effective_end.isoformat() if v.effective_end else None,
-                             clauses=len(v.clauses))
-                for v in doc.versions
-            ],
-            events=[
-                TimelineEntry(kind=e.kind, version=e.version, date=e.date.isoformat(), detail=e.detail)
-                for e in self.opened.store.timeline(doc.id)
-            ],
-        ).as_json()
+        return lookups.version_timeline(self.opened, document_id)
 
     def code(self, code: str) -> dict[str, Any]:
         """A code, its system and descriptor, and the documents that govern it."""
-        found = next((c for c in self.corpus.codes if c.code == code), None)
-        if found is None:
-            raise NotFoundError("code", code)
-        return CodeRecord(
-            code=found.code, system=found.system, descriptor=found.descriptor,
-            documents=[CodeDocument(document_id=d.id, payer=d.payer, kind=d.kind, title=d.title)
-                       for d in self.corpus.documents if code in d.codes],
-        ).as_json()
+        return lookups.code_record(self.opened, code)
 
     def plan_riders(self, plan_id: str, as_of: date | None = None) -> dict[str, Any]:
         """The riders attached to a plan; with a date, only those with a version in effect that day."""
-        plan = next((p for p in self.corpus.plans if p.id == plan_id), None)
-        if plan is None:
-            raise NotFoundError("plan", plan_id)
-        out = []
-        for rider in attached_riders(self.corpus, plan_id):
-            version = version_in_effect(rider, as_of) if as_of is not None else rider.versions[-1]
-            if version is None:
-                continue
-            out.append(RiderEntry(
-                rider_id=rider.id, title=rider.title, overrides=list(rider.overrides), version=version.version,
-                effective_start=version.effective_start.isoformat(),
-                effective_end=version.effective_end.isoformat() if version.effective_end else None,
-            ))
-        return PlanRiders(plan_id=plan_id, payer_id=plan.payer, as_of_date=as_of.isoformat() if as_of else None,
-                          riders=out).as_json()
+        return lookups.plan_riders(self.opened, plan_id, as_of)
 
     def catalog(self) -> dict[str, Any]:
         """What a handler or an agent picks from: payers, plans, riders, contracts, documents and codes."""
@@ -419,12 +364,7 @@ class Engine:
 
     def audit_record(self, assertion_id: str) -> dict[str, Any]:
         """What the audit log holds for an assertion (redacted request and response)."""
-        record = self.audit.get(assertion_id)
-        return AuditView(
-            assertion_id=record.assertion_id, trace_id=record.trace_id, kind=record.kind,
-            corpus_fingerprint=record.corpus_fingerprint, recorded_at=record.recorded_at,
-            request=record.request, response=record.response, settings=record.settings,
-        ).as_json()
+        return lookups.audit_view(self.audit, assertion_id)
 
 
 def lexicon_files_fingerprint() -> str:

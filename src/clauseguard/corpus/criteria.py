@@ -2,7 +2,7 @@
 
 It owns the shape of policy-as-code (`Clause.criteria`, part of the corpus format) and checks every
 quoted span on load; it never reads clause prose (reading/compiler.py) and never judges a request
-(reading/evaluate.py).
+(reading/evaluate/).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
     lower.py                      a clause's layout and statements as its criteria tree
     data/grammar/*.yaml           the words: phrases per house style, atom cues, value words
 
-It never judges a request (reading/evaluate.py does) and never reads a clause's role (roles.py).
+It never judges a request (reading/evaluate/ does) and never reads a clause's role (roles.py).
 """
 
 from __future__ import annotations

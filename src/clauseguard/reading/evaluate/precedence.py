@@ -1,0 +1,111 @@
+"""Which clause decides among the governing clauses read for one request (their precedence): an
+applicable exclusion, then a limitation, then the criteria for the member's population; a refused clause
+that bears on the request calls for review. It never sets a gate: that is the engine's pure function
+over what this returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from clauseguard.corpus.criteria import Criteria
+from clauseguard.reading.evaluate.clause import _Evaluator, request_is
+from clauseguard.reading.evaluate.kleene import MET, NOT_MET
+from clauseguard.reading.evaluate.results import Evaluation, Outcome, RuleResult, RuleRole
+from clauseguard.reading.facts import FactSheet
+from clauseguard.reading.grammar import Refusal, Unread
+from clauseguard.reading.lexicon import Lexicon, default_lexicon
+
+
+def _bears_on(unread: Unread, facts: FactSheet, lexicon: Lexicon) -> bool:
+    """An unreadable sentence bears on the request unless what was read of it places it apart: it is
+    about another service, or for a population the request does not present (a clause decides only
+    for the population it names)."""
+    if unread.subject is not None and request_is(unread.subject, facts, lexicon) == NOT_MET:
+        return False
+    if unread.population is not None:
+        judged = _Evaluator(Criteria(), facts, lexicon, ())._judge(unread.population, "population")
+        if judged.value == NOT_MET:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class ClauseReading:
+    """One governing clause as read for a request: its evaluation, or the compiler's refusal."""
+
+    clause_id: str
+    result: Evaluation | Refusal
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the governing clauses say together, which of them decided, and what bars a determination."""
+
+    outcome: Literal["covered", "not_covered", "undecided", "no_clause"]
+    deciding: tuple[str, ...]
+    missing_facts: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()  # refused clauses that bear on the request: they call for REVIEW
+    conflict: bool = False  # applicable criteria disagree
+    reasons: tuple[str, ...] = ()
+
+
+def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_question: bool = False,
+           lexicon: Lexicon | None = None) -> Decision:
+    """The design's 'which clause decides': an applicable exclusion beats criteria; a limitation decides
+    a quantity or frequency question (or one whose occasion the request presents) without re-checking
+    the coverage criteria; otherwise the criteria clauses for the member's population decide."""
+    lex = lexicon or default_lexicon()
+    readings = list(readings)
+    unreadable = []
+    for reading in readings:
+        if isinstance(reading.result, Refusal):
+            if any(_bears_on(u, facts, lex) for u in reading.result.unread):
+                unreadable.append(reading.clause_id)
+    rules = [(r.clause_id, rule) for r in readings if isinstance(r.result, Evaluation) for rule in r.result.rules]
+
+    def pick(role: RuleRole, outcome: Outcome) -> list[tuple[str, RuleResult]]:
+        return [(c, r) for c, r in rules if r.role == role and r.outcome == outcome]
+
+    def missing(found: list[tuple[str, RuleResult]]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m for _, r in found for m in r.missing))
+
+    def ids(found: list[tuple[str, RuleResult]]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c for c, _ in found))
+
+    excluded = pick("exclusion", "not_covered")
+    if excluded:
+        return Decision("not_covered", ids(excluded), (), tuple(unreadable),
+                        reasons=("an applicable exclusion decides",))
+    limit_hits = pick("limit", "not_covered")
+    limit_ok = pick("limit", "covered")
+    limit_open = pick("limit", "undecided")
+    triggered = any(r.trigger == MET for _, r in rules if r.role == "limit")
+    if limit_hits:
+        return Decision("not_covered", ids(limit_hits), (), tuple(unreadable),
+                        reasons=("a limitation the request exceeds decides",))
+    if quantity_question or triggered:
+        if limit_open:
+            return Decision("undecided", ids(limit_open), missing(limit_open), tuple(unreadable),
+                            reasons=("the limitation cannot be checked against the request",))
+        if limit_ok:
+            return Decision("covered", ids(limit_ok), (), tuple(unreadable),
+                            reasons=("the limitation decides the quantity question",))
+    covered = pick("criteria", "covered")
+    failed = pick("criteria", "not_covered")
+    open_ = pick("criteria", "undecided") + pick("exclusion", "undecided")
+    # criteria clauses are alternative paths to coverage: one that covers decides (true OR unknown is
+    # true); a failed one decides only when no other path is still open (false OR unknown is unknown)
+    if covered and not pick("exclusion", "undecided"):
+        return Decision("covered", ids(covered), (), tuple(unreadable), conflict=bool(failed),
+                        reasons=("the coverage criteria are met",))
+    if open_:
+        return Decision("undecided", ids(open_), missing(open_), tuple(unreadable),
+                        reasons=("a required fact is unknown",))
+    if failed:
+        return Decision("not_covered", ids(failed), (), tuple(unreadable),
+                        reasons=("the coverage criteria are not met",))
+    return Decision("no_clause", (), (), tuple(unreadable),
+                    reasons=("no clause of the governing documents applies to this request",))

@@ -1,0 +1,67 @@
+"""What an evaluation returns: each criterion's value and the fact it was mapped to, each rule's
+outcome, and the clause's answer. Plain frozen records: nothing here evaluates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from clauseguard.corpus.criteria import Span
+from clauseguard.reading.evaluate.kleene import Value
+
+Role = Literal["population", "requirement", "alternative", "exception"]
+Outcome = Literal["covered", "not_covered", "undecided", "not_applicable"]
+
+
+@dataclass(frozen=True)
+class AtomResult:
+    """One criterion: its clause span, its role, met / not_met / unknown, and the fact it was mapped to."""
+
+    atom_id: str
+    kind: str
+    label: str
+    clause_span: Span
+    role: Role
+    status: Value
+    fact: str | None = None  # the fact in words ("fingerstick tests 2 per day")
+    narrative_span: Span | None = None
+    source: str | None = None  # "narrative", "code:E10.9", "procedure:A9276", "clause"
+    missing: str | None = None  # the missing fact, named, when status is unknown
+    waived: bool = False
+    note: str = ""
+
+
+RuleRole = Literal["exclusion", "limit", "criteria"]
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """What one rule of the clause says for this request, and why."""
+
+    effect: str
+    outcome: Outcome
+    span: Span
+    subject: Value
+    population: Value | None = None
+    trigger: Value | None = None
+    when: Value | None = None
+    routed_to: str | None = None
+    reasons: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    role: RuleRole = "criteria"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The clause's answer for the request: covered / not_covered / undecided / not_applicable."""
+
+    outcome: Outcome
+    rules: tuple[RuleResult, ...]
+    atoms: tuple[AtomResult, ...]
+    missing_facts: tuple[str, ...]
+    reasons: tuple[str, ...]
+    lexicon_fingerprint: str
+    # exceptions that decided the answer on the narrative's word alone ("hypoglycemia unawareness
+    # waives the fingerstick requirement"): the gate sends such an answer to a person (gate.py)
+    rests_on: tuple[str, ...] = ()
