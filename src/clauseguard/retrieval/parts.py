@@ -137,39 +137,51 @@ def subject_words(piece: str) -> str:
     return " ".join(kept)
 
 
+def _raw_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence, comma and "and" piece, trimmed of spaces, stops and colons."""
+    spans: list[tuple[int, int]] = []
+    bounds = [0, *[x for m in _SENTENCES.finditer(text) for x in m.span()], len(text)]
+    for s_start, s_end in zip(bounds[::2], bounds[1::2], strict=False):
+        cuts = [s_start, *[x for m in _PIECES.finditer(text, s_start, s_end) for x in m.span()], s_end]
+        for a, b in zip(cuts[::2], cuts[1::2], strict=False):
+            while a < b and text[a] in " .:?":
+                a += 1
+            while b > a and text[b - 1] in " .:?":
+                b -= 1
+            if a < b:
+                spans.append((a, b))
+    return spans
+
+
 def _pieces(text: str) -> list[str]:
     """Sentence, comma and "and" pieces; a piece with no aspect cue ("crowns" in "crowns, bridges and
-    implants", or a sentence of context) is not a question of its own and is glued to its neighbour."""
-    raw = [
-        p.strip(" .:")
-        for sentence in _SENTENCES.split(text)
-        for p in _PIECES.split(sentence)
-        if p and p.strip(" .:")
-    ]
-    merged: list[str] = []
-    pending = ""
-    for piece in raw:
-        if aspect_of(piece) is None:
-            pending = f"{pending} and {piece}" if pending else piece
+    implants", or a sentence of context) is not a question of its own and is glued to its neighbour.
+    Each piece is a verbatim stretch of the question (the scrubber finds a member's details in it as
+    they were typed; a piece re-joined with other words would hide them)."""
+    merged: list[tuple[int, int]] = []
+    pending: tuple[int, int] | None = None
+    for a, b in _raw_spans(text):
+        if aspect_of(text[a:b]) is None:
+            pending = (pending[0], b) if pending else (a, b)
             continue
         if pending and merged:
-            merged[-1] = f"{merged[-1]} and {pending}"
+            merged[-1] = (merged[-1][0], pending[1])
         elif pending:
-            piece = f"{pending} and {piece}"
-        pending = ""
-        merged.append(piece)
+            a = pending[0]
+        pending = None
+        merged.append((a, b))
     if pending:
         if merged:
-            merged[-1] = f"{merged[-1]} and {pending}"
+            merged[-1] = (merged[-1][0], pending[1])
         else:
             merged.append(pending)
-    return merged
+    return [text[a:b] for a, b in merged]
 
 
 def _listed(tail: str) -> list[str]:
     """The parts listed after a subject and a colon: each comma or "and" piece is a part, except a
     piece with no words of its own ("... and when"), which is glued to the one before."""
-    raw = [p.strip(" .:?") for sentence in _SENTENCES.split(tail) for p in _PIECES.split(sentence) if p.strip(" .:?")]
+    raw = [tail[a:b] for a, b in _raw_spans(tail)]
     if any(aspect_of(p) is None and not subject_words(p) for p in raw):
         return _pieces(tail)
     return raw
