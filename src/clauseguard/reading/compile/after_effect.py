@@ -21,7 +21,7 @@ class _AfterEffectReader(_PopulationReader, _ExceptionReader, _LimitReader):
     def _post_effect(self, draft: _RuleDraft, seg: _Seg) -> None:
         start, end = seg.start, seg.end
         text = self.text[start:end]
-        # remarks ("with no member cost share", "as a preventive service") are noted, not criteria
+        # remarks (a note on cost sharing, on the basis of payment) are noted, not criteria
         for _phrase, pat in self.g.remark_patterns:
             for m in pat.finditer(text):
                 draft.remarks.append(Note("remark", self._span(start + m.start(), start + m.end())))

@@ -198,7 +198,7 @@ class _ConditionPhraseReader(_ClauseReader):
             return None
         concept = self.lex.concept_named(phrase)
         if concept is None and elliptic_head:
-            # "type 1 or type 2 diabetes mellitus": the first item borrows the last item's head words
+            # "stage 2 or stage 3 kidney disease": the first item borrows the last item's head words
             words = elliptic_head.split()
             for k in range(1, len(words)):
                 tail = " ".join(words[-k:])

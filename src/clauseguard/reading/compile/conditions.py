@@ -43,7 +43,7 @@ class _ConditionReader(_TherapyReader, _DocumentationReader):
         ev = re.match(r"^(?:whose\s+)?(?P<x>[a-z][a-z\s\-]*?)\s+(?:is|are)\s+[a-z\-]+\s+as\s+(?:evidenced|demonstrated|shown|documented)"
                       r"\s+by\s+(?P<y>.+)$", text, re.I | re.S)
         if ev and self._free_ok(normalise(ev.group("x")), max_words=4) or (ev and self.lex.concept_named(ev.group("x"))):
-            # "glycemic control is inadequate as evidenced by an A1c of 8.0 percent or greater": the
+            # "<a state> is poor as shown by <a test and its threshold>": the
             # evidence named is the test the policy applies
             return self._conditions(_Seg(start + ev.start("y"), end), draft, documentation)
         inc = re.match(r"^(?P<cat>(?:at\s+least\s+one|one\s+or\s+more|any)\s+[^,:]+?),?\s+(?:including|such\s+as)\s+(?P<items>.+)$",
@@ -215,7 +215,7 @@ class _ConditionReader(_TherapyReader, _DocumentationReader):
     def _predicate(self, seg: _Seg, draft: _RuleDraft, documentation: bool = False) -> Node:
         start, end = self._trim(seg.start, seg.end)
         text = self.text[start:end]
-        # the member as subject, and "the treating clinician documents that"
+        # the member as subject, and a clinician who records the fact as subject
         m = re.match(rf"^(?:{self.g.DOCUMENTERS})\s+documents?\s+that\s+", text, re.I)
         if m:
             return self._predicate(_Seg(start + m.end(), end), draft, True)

@@ -109,7 +109,7 @@ class _MeasureReader(_ClauseReader):
             unit_name, _ = self.g.time_units[normalise(m.group("tu"))]
             return Measure(self.fresh(), span, quantity, op, self._number(m.group("n"), seg.start), "",
                            Period(1.0, unit_name))  # type: ignore[arg-type]
-        # "initiated after 20 weeks gestation"
+        # a start bounded by a gestational age ("begun beyond week 24 of pregnancy")
         m = re.fullmatch(rf"(?:(?:is|was|are)\s+)?(?:initiated|started|begun|performed)?\s*(?P<pre>{PRE})\s+(?P<n>{N})\s+(?P<q>[^()]+)",
                          text, re.I)
         if m:

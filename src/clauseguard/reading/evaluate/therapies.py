@@ -45,7 +45,7 @@ class TherapyReader(AtomReader):
             if rel != "narrower" or ("contraindicated" in f.statuses and "treated" not in f.statuses):
                 continue
             if not f.statuses and f.duration_days is None:
-                continue  # only a denied status ("no contraindication to continuing")
+                continue  # only a denied status (no contraindication stated against going on)
             desc = f.therapy + (f" for {_num(round(f.duration_days / _DAYS[atom.unit], 2))} {atom.unit}(s)"
                                 if f.duration_days is not None else "")
             if f.status == "unknown" or f.duration_days is None:

@@ -224,7 +224,7 @@ class StatementParts:
     def after_effect(self, span: Span, st: Statement) -> Node | None:
         """Words after the effect, each accounted for: "for chronic intractable pain" names the
         population; "once per calendar year" a frequency the request must keep within; "for 6 months"
-        (an approval's period), "by Medicare", "as a preventive service" name nothing to check. Any
+        (an approval's period), "by Medicare", a note on the basis of payment name nothing to check. Any
         other words are unread: nothing a statement says is dropped."""
         text = span.text.strip()
         low = fold(text)
