@@ -61,6 +61,14 @@ def _inside_id(value: str, start: int, end: int) -> bool:
     return token != value[start:end] and any(ch.isdigit() for ch in token)
 
 
+def _pieces(value: str) -> list[str]:
+    """A value found, and its comma pieces: a question is split into parts at commas, so "Pt: SMITH,
+    JOHN" reaches `unsettled` as "SMITH" and "JOHN", each of which must still be scrubbed."""
+    whole = value.strip()
+    pieces = [p.strip() for p in whole.split(",")] if "," in whole else []
+    return [v for v in (whole, *pieces) if len(v) >= MIN_VALUE and any(ch.isalnum() for ch in v)]
+
+
 @dataclass
 class RequestPrivacy:
     """The PHI of one request (every string in it) and how to scrub it from anything derived."""
@@ -82,8 +90,8 @@ class RequestPrivacy:
         made = cls(redactions)
         for redaction in redactions.values():
             for value, label in redaction.values:
-                if len(value.strip()) >= MIN_VALUE:
-                    made._values.setdefault(value.strip(), label)
+                for piece in _pieces(value):
+                    made._values.setdefault(piece, label)
         if made._values:
             ordered = sorted(made._values, key=lambda v: (-len(v), v))
             made._pattern = re2.compile("|".join(re2.escape(v) for v in ordered))

@@ -178,6 +178,15 @@ def _pieces(text: str) -> list[str]:
     return [text[a:b] for a, b in merged]
 
 
+def _listed(tail: str) -> list[str]:
+    """The parts listed after a subject and a colon: each comma or "and" piece is a part, except a
+    piece with no words of its own ("... and when"), which is glued to the one before."""
+    raw = [tail[a:b] for a, b in _raw_spans(tail)]
+    if any(aspect_of(p) is None and not subject_words(p) for p in raw):
+        return _pieces(tail)
+    return raw
+
+
 def _part(text: str, label: str, subject: str) -> QuestionPart:
     aspect = aspect_of(label)
     return QuestionPart(
@@ -202,7 +211,7 @@ def split_question(question: str) -> list[QuestionPart]:
     head, colon, tail = question.partition(":")
     if colon and head.strip() and tail.strip() and aspect_of(head) is None:
         subject = head.strip()
-        pieces = _pieces(tail)
+        pieces = _listed(tail)  # "subject: a, b and c" lists its parts itself, cue words or not
         if len(pieces) <= 1:
             return [_part(question, tail.strip(" ?.") or question, subject)]
         return [_part(f"{subject} {p}", p, subject) for p in pieces]
