@@ -42,6 +42,14 @@ documents:
              text: "Massage therapy sessions prescribed by a physician are covered. The number of massage therapy sessions per year is set in the treatment plan."}
           - {id: Q-TERMS.B-2024.A5, section: Supplies, article: "5 Insoles",
              text: "Orthotic insoles are reimbursed up to EUR 80 per pair and up to EUR 160 per contract year."}
+          - {id: Q-TERMS.B-2024.A6, section: Supplies, article: "6 Compression stockings",
+             text: "Compression stockings are covered after a vein operation. The usual quantity is two (2) pairs of compression stockings per six (6) months. Stockings worn for long-haul travel will be denied."}
+          - {id: Q-TERMS.B-2024.A7, section: Supplies, article: "7 Hip protectors",
+             text: "A hip protector is covered only for a resident of a nursing facility who has fallen in the past year."}
+          - {id: Q-TERMS.B-2024.A8, section: Oxygen, article: "8 Home oxygen",
+             text: "Home oxygen is considered medically necessary for chronic lung disease with low blood oxygen. Neither concentrator model is considered medically necessary for cluster headache."}
+          - {id: Q-TERMS.B-2024.A9, section: Travel, article: "9 Care on holiday",
+             text: "Urgent care needed during a holiday abroad of up to sixty (60) days is reimbursed. There is no cover for urgent care during a holiday longer than sixty days."}
   - id: Q-FAQ
     payer: Q
     kind: faq
@@ -141,3 +149,25 @@ def test_two_values_the_part_does_not_tell_apart_are_both_named(engine: Engine) 
     # the yearly maximum asked: the per-pair amount, written beside the subject, is never released for it
     assert _values(_ask(engine, "orthotic insoles: maximum per contract year"))["maximum per contract year"] in (
         ("answered", "EUR 160"), ("unsettled", None))
+
+
+@pytest.mark.parametrize("question", [
+    # the best-fitting sentence states a quantity; the opening grant must not answer a case another sentence denies
+    "Are compression stockings covered for long-haul travel?",
+    # a grant only for a case the question is not in
+    "Is a hip protector covered for a member who lives at home?",
+    # a negative sentence the denial cues do not read names the case asked
+    "Is home oxygen covered for cluster headache?",
+    # a negative word before the grant: "there is no cover for ..." is no yes
+    "Is urgent care covered during a holiday abroad of three months?",
+])
+def test_a_yes_is_never_released_for_a_case_the_passage_refuses_or_leaves_open(engine: Engine, question: str) -> None:
+    r = _ask(engine, question)
+    for status, value in _values(r).values():
+        assert value != "yes", (question, r["parts"])
+        assert status == "unsettled" or value == "no"
+
+
+def test_a_grant_for_the_case_asked_is_still_answered(engine: Engine) -> None:
+    r = _ask(engine, "Is a hip protector covered for a resident of a nursing facility who has fallen in the past year?")
+    assert [v for _, v in _values(r).values()] == ["yes"]

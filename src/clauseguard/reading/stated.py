@@ -115,6 +115,7 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
     for key in ("denies", "grants", "procedural", "occasions"):
         out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
     out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
+    out["negators"] = re.compile(rf"\b(?:{raw['negators']})\b", re.IGNORECASE)
     out["framing_sections"] = re.compile(rf"^\W*(?:\w+\s+\d+\.?\s*)?(?:{raw['framing_sections']})\b", re.IGNORECASE)
     out["circumstances"] = frozenset(str(raw["circumstances"]).split())
     out["paying"] = frozenset(toolkit.stem(w) for w in str(raw["paying"]).split())
@@ -178,6 +179,20 @@ def denies(text: str) -> bool:
 
 def grants(text: str) -> bool:
     return any(p.search(text) for p in _patterns("grants"))
+
+
+def negative(text: str, before: int | None = None) -> bool:
+    """True when the sentence holds a negative word (it may refuse a case, read as a denial or not),
+    before the position `before` when given."""
+    pattern = cues()["negators"]
+    assert isinstance(pattern, re.Pattern)
+    return bool(pattern.search(text, 0, len(text) if before is None else before))
+
+
+def grant_at(text: str) -> int | None:
+    """Where the first grant cue of the sentence starts, or None when it grants nothing."""
+    found = [m.start() for p in _patterns("grants") if (m := p.search(text))]
+    return min(found) if found else None
 
 
 def restricts(text: str) -> bool:
