@@ -48,6 +48,8 @@ documents:
              text: "A hip protector is covered only for a resident of a nursing facility who has fallen in the past year."}
           - {id: Q-TERMS.B-2024.A8, section: Oxygen, article: "8 Home oxygen",
              text: "Home oxygen is considered medically necessary for chronic lung disease with low blood oxygen. Neither concentrator model is considered medically necessary for cluster headache."}
+          - {id: Q-TERMS.B-2024.A10, section: Therapy, article: "10 Occupational therapy",
+             text: "Initial approval: occupational therapy is approved for four (4) months. Continuation of therapy: approved for ten (10) months when progress toward the goals is documented."}
           - {id: Q-TERMS.B-2024.A9, section: Travel, article: "9 Care on holiday",
              text: "Urgent care needed during a holiday abroad of up to sixty (60) days is reimbursed. There is no cover for urgent care during a holiday longer than sixty days."}
   - id: Q-FAQ
@@ -171,3 +173,13 @@ def test_a_yes_is_never_released_for_a_case_the_passage_refuses_or_leaves_open(e
 def test_a_grant_for_the_case_asked_is_still_answered(engine: Engine) -> None:
     r = _ask(engine, "Is a hip protector covered for a resident of a nursing facility who has fallen in the past year?")
     assert [v for _, v in _values(r).values()] == ["yes"]
+
+
+@pytest.mark.parametrize(("question", "wrong"), [
+    ("How long is the continued approval for occupational therapy?", "4 months"),
+    ("How long is the first approval for occupational therapy?", "10 months"),
+])
+def test_a_part_naming_an_approval_phase_is_never_answered_with_the_other_phase(
+        engine: Engine, question: str, wrong: str) -> None:
+    r = _ask(engine, question)
+    assert [v for _, v in _values(r).values()] != [wrong], r["parts"]

@@ -35,6 +35,7 @@ from clauseguard.reading.stated import (
     condition_of,
     denies,
     paying_terms,
+    phases,
     restricts,
     stated_values,
 )
@@ -198,6 +199,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     usable: list[tuple[int, int, int, int, int, int, int, Stated]] = []
     pending: Stated | None = None
     own = stems(asking.item) - stems(" ".join(sorted(circumstance_words())))
+    wanted_phase = phases(asking.words)
     if own and not own & stems(text):
         return None  # the part asks about something this clause never names ("months of conservative therapy")
     for order, v in enumerate(found):
@@ -215,6 +217,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
         if v.kind == "count" and not _counts_fit(v, asking):
             continue
+        if wanted_phase and (said := phases(v.piece)) and not said & wanted_phase:
+            continue  # "continuation approval" is never answered by the initial approval's period
         named = int(bool(own & stems(v.piece)))
         usable.append((specific, named, _bound_fits(v, asking), _value_score(v, asking), _sentence_score(v, asking),
                        -kinds.index(v.kind), -order, v))

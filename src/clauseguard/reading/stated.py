@@ -116,6 +116,8 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
         out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
     out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
     out["negators"] = re.compile(rf"\b(?:{raw['negators']})\b", re.IGNORECASE)
+    for phase, rx in raw["phases"].items():
+        out[f"phase:{phase}"] = re.compile(rf"\b(?:{rx})\b", re.IGNORECASE)
     out["framing_sections"] = re.compile(rf"^\W*(?:\w+\s+\d+\.?\s*)?(?:{raw['framing_sections']})\b", re.IGNORECASE)
     out["circumstances"] = frozenset(str(raw["circumstances"]).split())
     out["paying"] = frozenset(toolkit.stem(w) for w in str(raw["paying"]).split())
@@ -187,6 +189,15 @@ def negative(text: str, before: int | None = None) -> bool:
     pattern = cues()["negators"]
     assert isinstance(pattern, re.Pattern)
     return bool(pattern.search(text, 0, len(text) if before is None else before))
+
+
+def phases(text: str) -> frozenset[str]:
+    """The approval phases a text names ("initial", "continuation"), from the cue file."""
+    found = set()
+    for key, pattern in cues().items():
+        if key.startswith("phase:") and isinstance(pattern, re.Pattern) and pattern.search(text):
+            found.add(key.removeprefix("phase:"))
+    return frozenset(found)
 
 
 def grant_at(text: str) -> int | None:
