@@ -50,6 +50,8 @@ documents:
              text: "Home oxygen is considered medically necessary for chronic lung disease with low blood oxygen. Neither concentrator model is considered medically necessary for cluster headache."}
           - {id: Q-TERMS.B-2024.A10, section: Therapy, article: "10 Occupational therapy",
              text: "Initial approval: occupational therapy is approved for four (4) months. Continuation of therapy: approved for ten (10) months when progress toward the goals is documented."}
+          - {id: Q-TERMS.B-2024.A11, section: Optical, article: "11 Spectacles",
+             text: "Spectacle lenses are reimbursed up to EUR 150 per pair for insured persons under the age of eighteen (18) and up to EUR 90 per pair for insured persons aged 18 or over. From the age of sixty (60), one eye examination every three (3) years is reimbursed up to EUR 30."}
           - {id: Q-TERMS.B-2024.A9, section: Travel, article: "9 Care on holiday",
              text: "Urgent care needed during a holiday abroad of up to sixty (60) days is reimbursed. There is no cover for urgent care during a holiday longer than sixty days."}
   - id: Q-FAQ
@@ -183,3 +185,22 @@ def test_a_part_naming_an_approval_phase_is_never_answered_with_the_other_phase(
         engine: Engine, question: str, wrong: str) -> None:
     r = _ask(engine, question)
     assert [v for _, v in _values(r).values()] != [wrong], r["parts"]
+
+
+def test_age_bounds_written_in_words_or_after_from_attach_to_their_values() -> None:
+    text = ("Lenses are paid up to EUR 150 for persons under the age of eighteen (18) and up to EUR 90 for "
+            "persons aged 18 or over. From the age of sixty (60), one eye test is paid up to EUR 30.")
+    found = {v.value: (v.condition.low, v.condition.high) for v in stated_values(text) if v.kind == "amount"
+             and v.condition is not None}
+    assert found["EUR 90"] == (18.0, None) and found["EUR 30"] == (60.0, None)
+    low, high = found["EUR 150"]
+    assert low is None and high is not None and 17 < high < 18
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("How much is reimbursed for spectacle lenses for an insured person aged 65?", "EUR 90"),
+    ("spectacle lens reimbursement per pair for a child aged 12", "EUR 150"),
+])
+def test_the_value_for_the_age_asked_is_the_one_released(engine: Engine, question: str, value: str) -> None:
+    r = _ask(engine, question)
+    assert [v for _, v in _values(r).values()] == [value], r["parts"]

@@ -169,8 +169,11 @@ def _value_score(v: Stated, asking: Asking) -> int:
     span asked (annual vs lifetime)."""
     drop = stems(" ".join(sorted(circumstance_words())))
     around = stems(f"{v.context} {v.period or ''} {v.unit}")
-    # the subject's words count twice: the part is about them; its other words only phrase it
-    score = 2 * len((stems(asking.subject) - drop) & around) + len((stems(asking.words) - drop) & around)
+    # the subject's words count twice, anywhere in the value's sentence (a sentence names its subject
+    # once, for every value in it; a list's lines are apart); the part's other words only phrase it,
+    # and count around the value
+    sentence = stems(v.piece) if "\n" not in v.piece.strip() else set()
+    score = 2 * len((stems(asking.subject) - drop) & (around | sentence)) + len((stems(asking.words) - drop) & around)
     yearly = bool(v.period and _YEAR_PERIOD.search(v.period)) or bool(_YEAR_PERIOD.search(v.context))
     if _ASKS_ANNUAL.search(asking.words) and yearly or _ASKS_LIFETIME.search(asking.words) and not yearly:
         score += 2
@@ -204,6 +207,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         return None  # the part asks about something this clause never names ("months of conservative therapy")
     for order, v in enumerate(found):
         condition = v.condition if v.condition is not None and v.condition.kind != "procedural" else restriction
+        if asks_age and condition is not None and condition.kind == "age" and v.condition is condition:
+            condition = None  # "18 years of age or older" asked as the minimum age: its own bound is the answer
         met = True if condition is None else condition_met(condition, asking.question)
         if met is False:
             continue
@@ -263,10 +268,14 @@ def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, Stated
     def around(v: Stated) -> set[str]:
         return stems(f"{v.context} {v.period or ''} {v.unit}")
 
+    def in_sentence(v: Stated) -> set[str]:  # a sentence names its subject once for all its values
+        return around(v) | (stems(v.piece) if "\n" not in v.piece.strip() else set())
+
     def told_apart(rival: Stated) -> bool:
         one_sentence = rival.piece == best.piece and "\n" not in best.piece  # a list's lines are apart
-        wanted = bare if one_sentence else own
-        return bool((wanted & around(best)) - (wanted & around(rival)))
+        if one_sentence:
+            return bool((bare & around(best)) - (bare & around(rival)))
+        return bool((own & in_sentence(best)) - (own & in_sentence(rival)))
 
     return next((t[7] for t in rivals if not told_apart(t[7])), None)
 

@@ -12,12 +12,26 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import Final, Literal
 
 from clauseguard import text as toolkit
-from clauseguard.datafiles import load_yaml
+from clauseguard.reading.cues import (
+    _patterns,
+    circumstance_words,
+    cues,
+    denies,
+    frames,
+    grant_at,
+    grants,
+    negative,
+    paying_terms,
+    phases,
+    restricts,
+)
+
+__all__ = ["Condition", "Stated", "age_in", "circumstance_words", "condition_of", "cues", "denies", "frames",
+           "grant_at", "grants", "negative", "number_of", "paying_terms", "phases", "restricts", "stated_values",
+           "what_it_states"]
 
 ValueKind = Literal["amount", "rate", "duration", "count"]
 ConditionKind = Literal["age", "occasion", "procedural"]
@@ -71,10 +85,14 @@ _PERIOD: Final = re.compile(
     re.IGNORECASE,
 )
 _SUPERSEDED: Final = re.compile(r"\bfrom\s*$", re.IGNORECASE)  # "raised from <old> to <new>"
+# an age written in figures, or in words with the figures after it ("sixty-five (65)"), as every style does
+_WORDS_THEN: Final = r"(?:[a-z]+(?:-[a-z]+)?\s+\()?"
 _AGE: Final = re.compile(
-    r"(?P<under>under|below|younger\s+than|less\s+than)\s+(?:the\s+age\s+of\s+)?(?P<n1>\d+)"
-    r"|(?P<n2>\d+)\s+(?:years?\s+(?:of\s+age|old)\s+)?(?P<over>or\s+(?:older|over|more))"
-    r"|(?:reached|attained)\s+the\s+age\s+of\s+(?P<n3>\d+)|(?:over|older\s+than)\s+(?:the\s+age\s+of\s+)?(?P<n4>\d+)"
+    rf"(?P<under>under|below|younger\s+than|less\s+than)\s+(?:the\s+age\s+of\s+)?{_WORDS_THEN}(?P<n1>\d+)"
+    r"|(?P<n2>\d+)\)?\s+(?:years?\s+(?:of\s+age|old)\s+)?(?P<over>or\s+(?:older|over|more))"
+    rf"|(?:(?:reached|attained)\s+the\s+age\s+of|(?:from|beginning\s+at|starting\s+at)\s+(?:the\s+)?age(?:\s+of)?)\s+"
+    rf"{_WORDS_THEN}(?P<n3>\d+)"
+    rf"|(?:over|older\s+than)\s+(?:the\s+age\s+of\s+)?{_WORDS_THEN}(?P<n4>\d+)"
     r"|aged\s+between\s+(?P<lo>\d+)\s+and\s+(?P<hi>\d+)",
     re.IGNORECASE,
 )
@@ -108,48 +126,6 @@ class Stated:
     is_age: bool = False  # "18 years of age": a value only for a question about age
 
 
-@lru_cache(maxsize=1)
-def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]]:
-    raw = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
-    out: dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]] = {}
-    for key in ("denies", "grants", "procedural", "occasions"):
-        out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
-    out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
-    out["negators"] = re.compile(rf"\b(?:{raw['negators']})\b", re.IGNORECASE)
-    for phase, rx in raw["phases"].items():
-        out[f"phase:{phase}"] = re.compile(rf"\b(?:{rx})\b", re.IGNORECASE)
-    out["framing_sections"] = re.compile(rf"^\W*(?:\w+\s+\d+\.?\s*)?(?:{raw['framing_sections']})\b", re.IGNORECASE)
-    out["circumstances"] = frozenset(str(raw["circumstances"]).split())
-    out["paying"] = frozenset(toolkit.stem(w) for w in str(raw["paying"]).split())
-    return out
-
-
-def _patterns(key: str) -> list[re.Pattern[str]]:
-    found = cues()[key]
-    assert isinstance(found, list)
-    return found
-
-
-def frames(section: str) -> bool:
-    """True for a section that describes the document (history, evidence, references), never governs."""
-    pattern = cues()["framing_sections"]
-    assert isinstance(pattern, re.Pattern)
-    return bool(pattern.search(section))
-
-
-def paying_terms() -> frozenset[str]:
-    """The stems of the words for "the plan pays for it" (cover, reimburse, pay), one meaning everywhere."""
-    found = cues()["paying"]
-    assert isinstance(found, frozenset)
-    return found
-
-
-def circumstance_words() -> frozenset[str]:
-    found = cues()["circumstances"]
-    assert isinstance(found, frozenset)
-    return found
-
-
 def number_of(text: str) -> float | None:
     """A number as written: "1,500", "twelve (12)", "twenty-four", "once"."""
     low = " ".join(text.casefold().split())
@@ -175,43 +151,6 @@ def _fmt(n: float) -> str:
     return f"{n:,.0f}" if n == int(n) else f"{n:,.2f}".rstrip("0").rstrip(".")
 
 
-def denies(text: str) -> bool:
-    return any(p.search(text) for p in _patterns("denies"))
-
-
-def grants(text: str) -> bool:
-    return any(p.search(text) for p in _patterns("grants"))
-
-
-def negative(text: str, before: int | None = None) -> bool:
-    """True when the sentence holds a negative word (it may refuse a case, read as a denial or not),
-    before the position `before` when given."""
-    pattern = cues()["negators"]
-    assert isinstance(pattern, re.Pattern)
-    return bool(pattern.search(text, 0, len(text) if before is None else before))
-
-
-def phases(text: str) -> frozenset[str]:
-    """The approval phases a text names ("initial", "continuation"), from the cue file."""
-    found = set()
-    for key, pattern in cues().items():
-        if key.startswith("phase:") and isinstance(pattern, re.Pattern) and pattern.search(text):
-            found.add(key.removeprefix("phase:"))
-    return frozenset(found)
-
-
-def grant_at(text: str) -> int | None:
-    """Where the first grant cue of the sentence starts, or None when it grants nothing."""
-    found = [m.start() for p in _patterns("grants") if (m := p.search(text))]
-    return min(found) if found else None
-
-
-def restricts(text: str) -> bool:
-    pattern = cues()["restricts"]
-    assert isinstance(pattern, re.Pattern)
-    return bool(pattern.search(text))
-
-
 def condition_of(piece: str) -> Condition | None:
     """The condition a sentence states, the most decisive first: an age, an occasion, a condition of payment."""
     if _AGE_CONTEXT.search(piece) and (m := _AGE.search(piece)):
@@ -233,7 +172,9 @@ def condition_of(piece: str) -> Condition | None:
     return None
 
 
-_CONTEXT_CUT: Final = re.compile(r"[,;:]|\band\b|\bor\b|\bnor\b|\bwhile\b|\bbut\b", re.IGNORECASE)
+# "or" joins two items, except in a bound ("aged 65 or over", "3 or more"): that stays in the value's stretch
+_CONTEXT_CUT: Final = re.compile(r"[,;:]|\band\b|\bor\b(?!\s+(?:older|over|more|less|longer|younger|fewer|greater|under)\b)"
+                                 r"|\bnor\b|\bwhile\b|\bbut\b", re.IGNORECASE)
 
 
 def _context(piece: str, start: int, end: int) -> str:
@@ -391,7 +332,7 @@ def _bound(piece: str, start: int, end: int) -> str | None:
     return None
 
 
-_LEADS: Final = re.compile(r"^\s*(?:for|following|after|where|when|if|in\s+the\s+case\s+of|provided)\b", re.IGNORECASE)
+_LEADS: Final = re.compile(r"^\s*(?:for|following|after|where|when|if|in\s+the\s+case\s+of|provided|from)\b", re.IGNORECASE)
 
 
 def _leading_condition(piece: str) -> Condition | None:

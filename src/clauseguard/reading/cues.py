@@ -1,0 +1,91 @@
+"""The cue words of search's extractive reader (`data/search/cues.yaml`) and the tests they give a
+sentence: it denies, grants, restricts, is negative, names an approval phase. Data in, booleans out;
+it never picks a value or an answer."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+
+from clauseguard import text as toolkit
+from clauseguard.datafiles import load_yaml
+
+
+@lru_cache(maxsize=1)
+def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]]:
+    raw = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
+    out: dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]] = {}
+    for key in ("denies", "grants", "procedural", "occasions"):
+        out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
+    out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
+    out["negators"] = re.compile(rf"\b(?:{raw['negators']})\b", re.IGNORECASE)
+    for phase, rx in raw["phases"].items():
+        out[f"phase:{phase}"] = re.compile(rf"\b(?:{rx})\b", re.IGNORECASE)
+    out["framing_sections"] = re.compile(rf"^\W*(?:\w+\s+\d+\.?\s*)?(?:{raw['framing_sections']})\b", re.IGNORECASE)
+    out["circumstances"] = frozenset(str(raw["circumstances"]).split())
+    out["paying"] = frozenset(toolkit.stem(w) for w in str(raw["paying"]).split())
+    return out
+
+
+def _patterns(key: str) -> list[re.Pattern[str]]:
+    found = cues()[key]
+    assert isinstance(found, list)
+    return found
+
+
+def frames(section: str) -> bool:
+    """True for a section that describes the document (history, evidence, references), never governs."""
+    pattern = cues()["framing_sections"]
+    assert isinstance(pattern, re.Pattern)
+    return bool(pattern.search(section))
+
+
+def paying_terms() -> frozenset[str]:
+    """The stems of the words for "the plan pays for it" (cover, reimburse, pay), one meaning everywhere."""
+    found = cues()["paying"]
+    assert isinstance(found, frozenset)
+    return found
+
+
+def circumstance_words() -> frozenset[str]:
+    found = cues()["circumstances"]
+    assert isinstance(found, frozenset)
+    return found
+
+
+def denies(text: str) -> bool:
+    return any(p.search(text) for p in _patterns("denies"))
+
+
+def grants(text: str) -> bool:
+    return any(p.search(text) for p in _patterns("grants"))
+
+
+def negative(text: str, before: int | None = None) -> bool:
+    """True when the sentence holds a negative word (it may refuse a case, read as a denial or not),
+    before the position `before` when given."""
+    pattern = cues()["negators"]
+    assert isinstance(pattern, re.Pattern)
+    return bool(pattern.search(text, 0, len(text) if before is None else before))
+
+
+def phases(text: str) -> frozenset[str]:
+    """The approval phases a text names ("initial", "continuation"), from the cue file."""
+    found = set()
+    for key, pattern in cues().items():
+        if key.startswith("phase:") and isinstance(pattern, re.Pattern) and pattern.search(text):
+            found.add(key.removeprefix("phase:"))
+    return frozenset(found)
+
+
+def grant_at(text: str) -> int | None:
+    """Where the first grant cue of the sentence starts, or None when it grants nothing."""
+    found = [m.start() for p in _patterns("grants") if (m := p.search(text))]
+    return min(found) if found else None
+
+
+def restricts(text: str) -> bool:
+    pattern = cues()["restricts"]
+    assert isinstance(pattern, re.Pattern)
+    return bool(pattern.search(text))
