@@ -201,6 +201,8 @@ def test_age_bounds_written_in_words_or_after_from_attach_to_their_values() -> N
     ("How much is reimbursed for spectacle lenses for an insured person aged 65?", "EUR 90"),
     ("spectacle lens reimbursement per pair for a child aged 12", "EUR 150"),
 ])
-def test_the_value_for_the_age_asked_is_the_one_released(engine: Engine, question: str, value: str) -> None:
+def test_only_the_value_for_the_age_asked_may_be_released(engine: Engine, question: str, value: str) -> None:
+    # the band's value, or a person when another value of the passage fits the words as well; never
+    # the other band's value or the eye test's
     r = _ask(engine, question)
-    assert [v for _, v in _values(r).values()] == [value], r["parts"]
+    assert [v for _, v in _values(r).values()] in ([value], [None]), r["parts"]
