@@ -52,6 +52,8 @@ documents:
              text: "Initial approval: occupational therapy is approved for four (4) months. Continuation of therapy: approved for ten (10) months when progress toward the goals is documented."}
           - {id: Q-TERMS.B-2024.A11, section: Optical, article: "11 Spectacles",
              text: "Spectacle lenses are reimbursed up to EUR 150 per pair for insured persons under the age of eighteen (18) and up to EUR 90 per pair for insured persons aged 18 or over. From the age of sixty (60), one eye examination every three (3) years is reimbursed up to EUR 30."}
+          - {id: Q-TERMS.B-2024.A12, section: Supplies, article: "12 Walking aids",
+             text: "Walking frames are reimbursed when a physiotherapist recommends them. Walking frame accessories such as baskets and trays are not reimbursed."}
           - {id: Q-TERMS.B-2024.A9, section: Travel, article: "9 Care on holiday",
              text: "Urgent care needed during a holiday abroad of up to sixty (60) days is reimbursed. There is no cover for urgent care during a holiday longer than sixty days."}
   - id: Q-FAQ
@@ -206,3 +208,10 @@ def test_only_the_value_for_the_age_asked_may_be_released(engine: Engine, questi
     # the other band's value or the eye test's
     r = _ask(engine, question)
     assert [v for _, v in _values(r).values()] in ([value], [None]), r["parts"]
+
+
+def test_an_exclusion_of_a_sub_case_does_not_answer_the_amount_of_the_granted_benefit(engine: Engine) -> None:
+    r = _ask(engine, "How much is reimbursed for a walking frame?")
+    assert [v for _, v in _values(r).values()] == [None], r["parts"]
+    r = _ask(engine, "How much is reimbursed for walking frame baskets?")
+    assert [v for _, v in _values(r).values()] in (["no"], [None]), r["parts"]

@@ -38,7 +38,7 @@ def _yes_no(text: str) -> tuple[str | None, str]:
     return None, text
 
 
-def _opposite_as_fitting(pieces: list[str], at: int, value: str | None, asking: Asking) -> str | None:
+def opposite_as_fitting(pieces: list[str], at: int, value: str | None, asking: Asking) -> str | None:
     """The other answer, when another sentence of the passage gives it and fits the question as well.
 
     A passage that grants a benefit in one case and denies it in another ("covered after a trial of
@@ -74,7 +74,7 @@ def coverage(text: str, asking: Asking, restriction: Condition | None) -> Readin
     at = -max(scores)[1]
     best = pieces[at]
     value, _ = _yes_no(best)
-    rival = _opposite_as_fitting(pieces, at, value, asking)
+    rival = opposite_as_fitting(pieces, at, value, asking)
     if rival is not None:
         return Reading("ambiguous", best, value, condition=restriction or condition_of(best), rival=rival)
     excerpt = text.strip() if len(text) <= 320 else best
@@ -94,7 +94,7 @@ def coverage(text: str, asking: Asking, restriction: Condition | None) -> Readin
         # the best-fitting sentence says neither; the head or opening sentence read instead must not be
         # contradicted by a sentence that fits the question at least as well ("covered when ..."; "for a
         # member confined to bed, denied")
-        rival = _opposite_as_fitting(pieces, said, value, asking)
+        rival = opposite_as_fitting(pieces, said, value, asking)
         if rival is not None:
             return Reading("ambiguous", pieces[said], value, condition=restriction or condition_of(pieces[said]), rival=rival)
     condition = restriction or condition_of(best)

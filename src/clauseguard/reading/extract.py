@@ -17,7 +17,7 @@ import re
 from typing import Final
 
 from clauseguard import text as toolkit
-from clauseguard.reading.coverage import coverage, list_head
+from clauseguard.reading.coverage import coverage, list_head, opposite_as_fitting
 from clauseguard.reading.passage import (
     DAYS,
     Asking,
@@ -299,7 +299,9 @@ def read_passage(text: str, asking: Asking) -> Reading:
         return max(candidates, key=lambda s: (overlap(s, asking.terms), -pieces.index(s)))
 
     excluding = [s for s in pieces if excludes(s)]
-    if excluding:
+    if excluding and opposite_as_fitting(pieces, pieces.index(best(excluding)), "no", asking) is None:
+        # an exclusion answers the amounts only when no sentence grants the part's subject as plainly:
+        # "X is reimbursed ...; Y is not" excludes Y, and says nothing of X's amount
         return Reading("excluded", best(excluding), "no")
     # an exclusion written as a list: the best-matching item under a head that refuses it
     top = pieces.index(best(pieces))
