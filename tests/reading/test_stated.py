@@ -127,3 +127,21 @@ def test_a_question_that_fits_the_grant_and_the_denial_equally_is_not_settled(te
     """The words for paying are in both sentences, so they never break the tie: neither answer is released."""
     reading = read_passage(text, _asking(question))
     assert reading.settles == "ambiguous" and {reading.value, reading.rival} == {"yes", "no"}
+
+
+@pytest.mark.parametrize(("label", "asked"), [
+    ("tablets per 30 days", "count"),              # a counting window is no duration asked (drug policy)
+    ("units of service per 90 days", "count"),     # cms style
+    ("how many injections in the first 12 weeks", "count"),
+    ("loading doses in the first four weeks", "unclear"),   # a count and a duration, nothing says which
+    ("visits after the first 6 months", "unclear"),
+    ("how long is the trial of each dose", "duration"),
+])
+def test_what_a_part_asks_when_it_names_things_counted_and_time(label: str, asked: str) -> None:
+    assert quantity_asked(label, None) == asked
+
+
+def test_a_part_whose_kind_is_unclear_takes_no_value() -> None:
+    text = "Loading doses: two (2) injections over the first four (4) weeks, then one injection every eight (8) weeks."
+    got = read_passage(text, ask("loading doses in the first four weeks"))
+    assert got.value is None and not got.settled

@@ -66,8 +66,11 @@ _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ("duration", re.compile(r"\b(?:wait\w*|how long|how often|how frequently|how far ahead|duration|length|age|how old|interval|"
                             r"qualifying period|deferral|minimum period|look-?back|period|approval|renewal|"
                             r"months?|weeks?|days|years|hours)\b", re.I)),
+    # the things a count counts: sessions and visits (group_terms, medical_policy), units, strips and
+    # lancets (cms_lcd, the real LCD L33822), doses, tablets, injections, vials, pens (drug_policy, cms_lcd)
     ("count", re.compile(r"\b(?:how many|number of|sessions?|visits?|treatments? per|units?|frequency|times|"
-                         r"nights|courses?)\b", re.I)),
+                         r"nights|courses?|doses?|tablets?|capsules?|injections?|infusions?|vials?|syringes?|pens?|"
+                         r"strips?|lancets?)\b", re.I)),
     ("money", re.compile(r"\b(?:amount|sum|allowance|contribution|supplement|deductible|excess|lump)\b", re.I)),
     ("amount", re.compile(r"\b(?:caps?|ceiling|maximum|max|limit\w*|up to)\b", re.I)),
     ("payment", re.compile(r"\b(?:how much|paid|pays?|payable|reimburs\w*|cost)\b", re.I)),
@@ -75,6 +78,7 @@ _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
 # The kinds of value that answer each kind asked, most fitting first.
 _KINDS_FOR: Final[dict[str, tuple[str, ...]]] = {
     "duration": ("duration",),
+    "unclear": (),
     "count": ("count",),
     "rate": ("rate",),
     "money": ("amount",),
@@ -109,6 +113,11 @@ def quantity_asked(label: str, aspect: str | None) -> str | None:
     if "count" in found and "duration" in found and re.search(r"\bhow many\b|\bnumber of\b", label, re.I):
         # "how many months" asks a duration; "how many sessions per year" a count
         return "duration" if re.search(r"\bhow many (?:months|days|weeks|years|hours)\b", label, re.I) else "count"
+    if "count" in found and "duration" in found and not re.search(r"\bhow long\b|\bduration\b|\bwait\w*|\blength\b",
+                                                                     label, re.I):
+        # "doses in the first 8 weeks", "visits after 6 months": a count, a duration, nothing says which is
+        # asked; no value answers it, and a person reads the passage
+        return "unclear"
     if "count" in found and ("money" in found or "payment" in found) and not re.search(r"\bhow many\b|\bnumber of\b", label, re.I):
         return "money" if "money" in found else "payment"  # "the most paid for one session" asks what is paid
     if found:
@@ -306,7 +315,8 @@ def read_passage(text: str, asking: Asking) -> Reading:
     # an exclusion written as a list: the best-matching item under a head that refuses it
     top = pieces.index(best(pieces))
     head = list_head(pieces, top)
-    if denies(pieces[top]) or (head is not None and denies(pieces[head])):
+    if (denies(pieces[top]) or (head is not None and denies(pieces[head]))) and \
+            opposite_as_fitting(pieces, top, "no", asking) is None:
         return Reading("excluded", pieces[top], "no")
     deferring = [s for s in pieces if defers_quantity(s)]
     if deferring:

@@ -38,6 +38,7 @@ ANSWER_KINDS: Final[dict[str, frozenset[str]]] = {
     "amount": frozenset({"amount", "count"}),
     "money": frozenset({"amount"}),
     "payment": frozenset({"amount", "rate"}),
+    "unclear": frozenset({"count", "duration"}),  # a part naming both: either may be the clause that answers
 }
 # The words for "the plan pays for it", one meaning in every house style (cover, reimburse, pay), as index terms.
 PAYING_TERMS: Final = paying_terms()  # data/search/cues.yaml

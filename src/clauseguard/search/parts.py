@@ -120,7 +120,7 @@ def cite(row: Any) -> str:
 def asking_of(part: QuestionPart, question: str) -> Asking:
     return Asking(
         asked=quantity_asked(part.label, part.aspect),
-        asks_quantity=part.asks_quantity or quantity_asked(part.label, None) in ("duration", "count", "rate", "money"),
+        asks_quantity=part.asks_quantity or quantity_asked(part.label, None) in ("duration", "count", "rate", "money", "unclear"),
         terms=tuple(content_terms(part.text)),
         words=f"{part.label} {part.subject}",
         question=question,
