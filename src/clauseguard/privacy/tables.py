@@ -8,20 +8,15 @@ It only loads and looks up; it never decides what is PHI and never downloads any
 from __future__ import annotations
 
 import gzip
-import hashlib
-import marshal
-import os
 import re
-import sys
-import tempfile
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any, Final
 
 from clauseguard.datafiles import load_yaml
+from clauseguard.derived import cache_path, read_cache, write_cache
 
 NAME_STRONG: Final = "strong"  # a name and not an ordinary word: redacted wherever it is capitalised
 NAME_WEAK: Final = "weak"  # also an ordinary or clinical word ("Hope", "May"): only in a name position
@@ -152,12 +147,11 @@ def tables() -> Tables:
     160,000 names; the result is kept under `$CLAUSEGUARD_HOME/cache/privacy/`, keyed by the bytes of
     every file it is built from, so a one-shot command reads it back instead of folding again."""
     cues = _cues()
-    sources = _source_files()
-    path = _cache_path(sources)
-    built = _read_cache(path)
+    path = cache_path("privacy", _source_files(), _CACHE_FORMAT)
+    built: _Built | None = read_cache(path, _valid)
     if built is None:
         built = _build(cues)
-        _write_cache(path, built)
+        write_cache(path, built)
     names, ordinary, clinical = built
     return Tables(names=names, ordinary=ordinary, clinical=clinical, cues=cues)
 
@@ -174,39 +168,12 @@ def _source_files() -> list[tuple[str, bytes]]:
     return found
 
 
-def _cache_path(sources: list[tuple[str, bytes]]) -> Path:
-    from clauseguard.corpus.sources import home_dir
-
-    digest = hashlib.sha256(_CACHE_FORMAT + f"|marshal {marshal.version}|{sys.version_info[:2]}".encode())
-    for name, raw in sources:
-        digest.update(name.encode() + b"\0" + hashlib.sha256(raw).digest())
-    return home_dir() / "cache" / "privacy" / f"{digest.hexdigest()[:32]}.marshal"
-
-
 _Built = tuple[dict[str, str], frozenset[str], frozenset[str]]
 
 
-def _read_cache(path: Path) -> _Built | None:
-    """The cached tables, or None when absent or unreadable (derived data: rebuilt, never trusted blindly)."""
-    try:
-        names, ordinary, clinical = marshal.loads(path.read_bytes())  # noqa: S302 - our own cache file, checked below
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    if isinstance(names, dict) and isinstance(ordinary, frozenset) and isinstance(clinical, frozenset):
-        return names, ordinary, clinical
-    return None
-
-
-def _write_cache(path: Path, built: _Built) -> None:
-    """Write the cache atomically; a cache that cannot be written is simply not written."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tables-")
-        with os.fdopen(handle, "wb") as out:
-            out.write(marshal.dumps(built))
-        os.replace(tmp, path)
-    except OSError:
-        return
+def _valid(value: object) -> bool:
+    return isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], dict) and \
+        isinstance(value[1], frozenset) and isinstance(value[2], frozenset)
 
 
 def _build(cues: Cues) -> _Built:

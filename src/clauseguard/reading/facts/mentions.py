@@ -2,17 +2,17 @@
 and the drugs the drug dictionary names (brand -> generic).
 
 It owns finding and de-overlapping mentions; it never decides their status (assertion.py) and never
-lists a term in code: the lexicon, the criteria and the dictionary do. The dictionary is loaded lazily,
-once per process.
+lists a term in code: the lexicon, the criteria and the dictionary do. The dictionary is read from its
+cached exact-match table (drugs.py), lazily, once per process.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
+from clauseguard.reading.facts import drugs
 from clauseguard.reading.facts.note import Note
 from clauseguard.reading.facts.pipeline import Pipeline, Target
 from clauseguard.reading.lexicon import normalise
@@ -82,13 +82,6 @@ def _mention(t: Target) -> Mention:
     return Mention(t.name, t.char_start, t.char_end, t.kind, t.start, t.end)
 
 
-@cache
-def _drug_finder() -> Any:
-    from drug_named_entity_recognition import find_drugs
-
-    return find_drugs
-
-
 def _drug_mentions(note: Note) -> list[Mention]:
     """Drugs by the dictionary: a generic name the lexicon knows becomes that therapy; any other drug is
     a therapy of unknown class (the lexicon, not the dictionary, says which class a drug is in)."""
@@ -98,14 +91,14 @@ def _drug_mentions(note: Note) -> list[Mention]:
     if not words:
         return []
     out: list[Mention] = []
-    for info, first, last in _drug_finder()([t.text for t in words], is_ignore_case=True):
+    for drug, first, last in drugs.find([t.text for t in words]):
         start_tok, end_tok = words[first], words[last - 1]
         start, end = start_tok.idx, end_tok.idx + len(end_tok.text)
-        generic = normalise(re.sub(r"\([^)]*\)", " ", str(info.get("name", ""))))  # "Insulin Aspart (rDNA origin)"
+        generic = normalise(re.sub(r"\([^)]*\)", " ", drug.name))  # "Insulin Aspart (rDNA origin)"
         if not generic:
             continue
         lex = note.lexicon
-        named = _known_name(lex, generic, tuple(info.get("synonyms", ())))
+        named = _known_name(lex, generic, drug.synonyms)
         written = normalise(note.text[start:end])
         # a brand is a name that is not the generic's own words ("Lantus", never "glargine")
         brand = note.text[start:end] if not set(written.split()) <= set(generic.split()) else None
