@@ -23,6 +23,7 @@ from clauseguard.text import fold
 Role = Literal["criteria", "limitation", "exclusion", "administrative", "definition", "framing", "reference"]
 DECIDING: Final[frozenset[str]] = frozenset({"criteria", "limitation", "exclusion"})
 NON_DECIDING: Final[tuple[str, ...]] = ("administrative", "reference", "definition", "framing")
+NOTE: Final = "note"  # a sentence the reader set aside: no statement and no deciding word in it
 # the corpus format's clause kinds, and the role each fixes (design: "Which clauses decide")
 ROLE_OF_KIND: Final[dict[str, Role | None]] = {
     "scope": "framing", "criteria": "criteria", "exclusion": "exclusion", "limit": "limitation",
@@ -98,7 +99,8 @@ def clause_role(kind: str | None, criteria: Criteria | None, sentence_roles: lis
                 heading: str | None = None) -> Role:
     """The clause's role: its corpus kind when given; else deciding when it states any rule or holds a
     sentence no cue explains (unless a heading opening it names the clause's role); else the role
-    most of its sentences name."""
+    most of its sentences name (a sentence set aside as a note, with no deciding word, names none and
+    leaves the others' role standing)."""
     fixed = ROLE_OF_KIND.get(kind or "other")
     if fixed is not None:
         return fixed
@@ -106,8 +108,8 @@ def clause_role(kind: str | None, criteria: Criteria | None, sentence_roles: lis
         return role_of_rules(criteria)
     if heading is not None and criteria is not None:
         return heading  # type: ignore[return-value]
-    named = [r for r in sentence_roles if r is not None]
-    if not named or len(named) < len(sentence_roles):
-        return "criteria"
+    named = [r for r in sentence_roles if r is not None and r != NOTE]
+    if not named or len(named) + sentence_roles.count(NOTE) < len(sentence_roles):
+        return "criteria"  # nothing names its role, or a sentence may decide: sure of nothing, it decides
     best = max(NON_DECIDING, key=lambda r: (named.count(r), -NON_DECIDING.index(r)))
     return best  # type: ignore[return-value]

@@ -48,7 +48,7 @@ from clauseguard.reading.grammar.trees import (
 )
 from clauseguard.reading.grammar.values import values
 from clauseguard.reading.lexicon import Lexicon
-from clauseguard.reading.roles import heading_role, sentence_role
+from clauseguard.reading.roles import NOTE, heading_role, sentence_role
 from clauseguard.text import fold, sentences
 
 _LISTED: Final = re.compile(r"^\s*the\s+following(?:\s+(?:services|items|procedures|treatments|devices|drugs|indications))?\s*$", re.IGNORECASE)
@@ -182,11 +182,20 @@ class ClauseCompiler:
         if _HEADING.match(text) and len(text.split()) <= 10 and (not self._deciding(a, b) or not _FINITE.search(fold(text))):
             ctx.titles.append(Span(a, b, self.text[a:b]))
             self.notes.append(Note("heading", Span(a, b, self.text[a:b])))
+            self._set_aside()
             return
         if self._deciding(a, b):
             self.unread.append(Unread(Span(a, b, self.text[a:b]), "a sentence that may decide, in no form the grammar reads"))
         else:
             self.notes.append(Note("statement", Span(a, b, self.text[a:b])))
+            if not any(v.unit or v.explicit for v in values(self.text[a:b])):  # a figure with a unit or a bound
+                # may be a threshold the cues missed ("30 percent or more is enough"): not sure, it decides
+                self._set_aside()
+
+    def _set_aside(self) -> None:
+        """The sentence just read is a note with no deciding word: it names no role, and it cannot decide."""
+        if self.sentence_roles and self.sentence_roles[-1] is None:
+            self.sentence_roles[-1] = NOTE
 
     def amendment(self, a: int, b: int) -> bool:
         """A rider's sentence that changes a named requirement of another document."""
