@@ -213,6 +213,11 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     wanted_phase = phases(asking.words)
     if own and not own & stems(text):
         return None  # the part asks about something this clause never names ("months of conservative therapy")
+    pieces = sentences(text)
+
+    def elsewhere(piece: str) -> list[str]:
+        return [s for s in pieces if s not in piece and piece not in s]
+
     for order, v in enumerate(found):
         condition = v.condition if v.condition is not None and v.condition.kind != "procedural" else restriction
         if asks_age and condition is not None and condition.kind == "age" and v.condition is condition:
@@ -233,6 +238,10 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         if wanted_phase and (said := phases(v.piece)) and not said & wanted_phase:
             continue  # "continuation approval" is never answered by the initial approval's period
         named = int(bool(own & stems(v.piece)))
+        if v.kind == "count" and own and not named and not own & stems(v.unit) and \
+                any(own & stems(s) for s in elsewhere(v.piece)):
+            continue  # a count of other things, while the part's item is spoken of in another sentence ("the
+            # rider raises the catheters to 250; it does not change the lubricant quantity")
         usable.append((specific, named, _bound_fits(v, asking), _value_score(v, asking), _sentence_score(v, asking),
                        -kinds.index(v.kind), -order, v))
     if not usable and pending is None:
