@@ -109,3 +109,19 @@ def test_replay_recomputes_under_the_policy_the_answer_was_made_under() -> None:
     signed = held.determine(MENISCECTOMY)
     result = replay(signed.assertion_id)
     assert result["match"] is True, result["differences"]
+
+
+def test_an_answer_whose_budget_ran_out_replays_as_recorded() -> None:
+    """The budget running out is timing, an input of the answer: a replay (which never applies the
+    clock) recomputes it running out after the same stage, so a loaded machine's REVIEW still matches."""
+    from clauseguard.replay import replay
+
+    hurried = Engine(open_corpus("demo", None), deadline_s=1e-9)
+    cut = hurried.determine(MENISCECTOMY)
+    assert cut.gate == "REVIEW" and [r.code for r in cut.reasons] == ["deadline"]
+    result = replay(cut.assertion_id)
+    assert result["match"] is True, result["differences"]
+    assert result["deadline_cut"] is not None and result["deadline_cut"]["budget_s"] == 1e-9
+    in_time = Engine(open_corpus("demo", None), deadline_s=None).determine(
+        {**MENISCECTOMY, "question": "Is a meniscectomy covered for this member?"})
+    assert replay(in_time.assertion_id)["deadline_cut"] is None

@@ -9,6 +9,7 @@ narrative longer than MAX_READ_CHARS is not read at all (REVIEW), so no one stag
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Final
 
@@ -58,10 +59,24 @@ class StageClock(dict[str, float]):
     def _now(self) -> float:
         return float(self._clock())  # type: ignore[operator]
 
+    cut_after: str | None = None  # a replay's recorded cut: the stage after which the budget ran out
+
     def __setitem__(self, stage: str, seconds: float) -> None:
         super().__setitem__(stage, seconds)
+        if self.cut_after is not None and self.budget_s is not None:
+            if stage == self.cut_after:
+                raise DeadlineExceeded(stage, self.budget_s)
+            return
         if self._deadline is not None and self.budget_s is not None and self._now() > self._deadline:
             raise DeadlineExceeded(stage, self.budget_s)
+
+    @classmethod
+    def replaying(cls, cut: tuple[str, float]) -> StageClock:
+        """A clock that runs out exactly where a recorded answer's did: after stage `cut[0]`, with budget
+        `cut[1]`. When the budget ran out is timing, an input of the answer; a replay takes it as recorded."""
+        clock = cls(None)
+        clock.budget_s, clock.cut_after = cut[1], cut[0]
+        return clock
 
 
 def past_deadline(exc: DeadlineExceeded) -> DeterminationResponse:
@@ -69,6 +84,18 @@ def past_deadline(exc: DeadlineExceeded) -> DeterminationResponse:
     reason = Reason(code="deadline", text=f"the determination did not finish within its {exc.budget_s:g} s "
                     f"budget (stopped after {exc.stage}); a handler must review this request")
     return DeterminationResponse(gate="REVIEW", outcome="INSUFFICIENT_EVIDENCE", reasons=[reason], answer=reason.text)
+
+
+_CUT: Final = re.compile(r"within its (?P<budget>[0-9.e+-]+) s budget \(stopped after (?P<stage>[a-z_]+)\)")
+
+
+def recorded_cut(reasons: list[dict[str, object]]) -> tuple[str, float] | None:
+    """Where a recorded answer's budget ran out (stage, budget), read back from the reason `past_deadline`
+    wrote, or None when the answer finished in time."""
+    for reason in reasons:
+        if reason.get("code") == "deadline" and (m := _CUT.search(str(reason.get("text", "")))):
+            return m.group("stage"), float(m.group("budget"))
+    return None
 
 
 def too_long_to_read(length: int) -> GateDecision:

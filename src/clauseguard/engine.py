@@ -80,6 +80,7 @@ class Engine:
     # Seconds a determination may take before it is answered REVIEW (clauseguard.deadline); None: no
     # deadline. Not a knob: it never changes an answer that finished in time, so it is not in the ids.
     deadline_s: float | None = field(default_factory=deadline_from_environment)
+    replay_cut: tuple[str, float] | None = None  # replay only: run out of budget where the recorded answer did
     policy: GatePolicy = DEFAULT_POLICY  # the deployment's gate policy (clauseguard.deployment)
     authored: Mapping[str, Revision] | None = None  # criteria revisions to read with; None: the store's approved ones
 
@@ -273,7 +274,7 @@ class Engine:
         _ = self.index, self.lexicon, self.fact_libraries  # loaded once per engine, outside any request's budget
         started = time.perf_counter()
         assist = self.models.start() if self.models is not None else None
-        stages = StageClock(self.deadline_s)
+        stages = StageClock(self.deadline_s) if self.replay_cut is None else StageClock.replaying(self.replay_cut)
         try:
             response = run_determination(
                 parsed, corpus=self.corpus, store=self.opened.store, index=self.index, lexicon=self.lexicon,

@@ -22,6 +22,7 @@ from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.seals import cited_ids, cited_version_seals, version_key
 from clauseguard.corpus.sources import home_dir, open_snapshot
 from clauseguard.corpus.store import CorpusStore, SqliteStore
+from clauseguard.deadline import recorded_cut
 from clauseguard.engine import Engine
 from clauseguard.errors import ClauseguardError
 from clauseguard.gate import DEFAULT_POLICY, GatePolicy
@@ -118,8 +119,11 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
     try:
         # the criteria revisions the answer was made with, checked and pinned (none recorded: none used)
         pinned = pin(recorded_revisions(record.settings), store, opened.store)
+        # a replay recomputes the answer whatever the load; an answer whose budget ran out is recomputed
+        # running out at the same stage (when is timing, an input recorded with it, not a rule)
+        cut = recorded_cut(record.response.get("reasons") or []) if record.kind == "determination" else None
         engine = Engine(opened, log=False, policy=recorded_policy(record.settings), authored=pinned.revisions,
-                        deadline_s=None)  # a replay recomputes the answer, whatever the load
+                        deadline_s=None, replay_cut=cut)
         again: Answer
         if record.kind == "determination":
             again = engine.determine(request)
@@ -146,6 +150,7 @@ def replay(assertion_id: str, audit_path: Path | None = None) -> dict[str, Any]:
         "corpus_fingerprint": record.corpus_fingerprint,
         "recorded_at": record.recorded_at,
         "request_source": "sealed original" if original is not None else "redacted",
+        "deadline_cut": None if cut is None else {"after": cut[0], "budget_s": cut[1]},
         "match": (not differences and not checks["tampered_clauses"] and not checks["tampered_versions"]
                   and not pinned.tampered and not pinned.missing),
         "differences": differences,
