@@ -1,5 +1,6 @@
 """Facts from the request's codes: diagnosis codes read through the ICD-10-CM tabular list
-(simple-icd-10-cm: every valid code, its description and ancestors, looked up on demand) and the
+(simple-icd-10-cm: every valid code, its description and ancestors, from a table built once from the
+library and cached) and the
 lexicon's families; procedure codes through the lexicon; and the narrative's statement governing a
 code it denies, hedges or contradicts.
 
@@ -9,12 +10,16 @@ list (one look-up per code, memoised) and never guesses a code's meaning from it
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import warnings
 from dataclasses import replace
 from functools import cache, lru_cache
-from typing import Any
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Final
 
+from clauseguard.derived import cache_path, read_cache, write_cache
 from clauseguard.reading.facts.note import Flag, Note
 from clauseguard.reading.facts.sheet import ConditionFact, Fact, ServiceFact
 from clauseguard.reading.lexicon import Lexicon
@@ -30,14 +35,54 @@ def _icd() -> Any:
     return cm
 
 
-@lru_cache(maxsize=8192)
-def icd_entry(code: str) -> tuple[str, tuple[str, ...]] | None:
-    """(description, ancestors' descriptions nearest first) of a valid ICD-10-CM code, else None."""
+def _library_entry(code: str) -> tuple[str, tuple[str, ...]] | None:
+    """What the library says of a code: (description, ancestors' descriptions nearest first), or None."""
     cm = _icd()
     if not cm.is_valid_item(code):
         return None
     ancestors = tuple(cm.get_description(a) for a in cm.get_ancestors(code) if cm.is_valid_item(a) and "-" not in a)
     return str(cm.get_description(code)), ancestors
+
+
+_ICD_FORMAT: Final = b"icd-table/1"
+
+
+def _icd_files() -> list[tuple[str, bytes]]:
+    """The library's data files and version, found without importing it (its import parses the XML)."""
+    spec = importlib.util.find_spec("simple_icd_10_cm")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("simple-icd-10-cm is not installed: `make install` installs it")
+    data = Path(next(iter(spec.submodule_search_locations))) / "data"
+    found = [(f.name, f.read_bytes()) for f in sorted(data.iterdir(), key=lambda f: f.name) if f.is_file()]
+    return [*found, ("version", metadata.version("simple-icd-10-cm").encode())]
+
+
+@cache
+def _icd_table() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Every item of the tabular list (dotted, as the library keys them) with its entry: built once from
+    the library, kept under `$CLAUSEGUARD_HOME/cache/icd/` (importing the library parses 10 MB of XML)."""
+    path = cache_path("icd", _icd_files(), _ICD_FORMAT)
+    table = read_cache(path, lambda v: isinstance(v, dict) and bool(v))
+    if table is None:
+        table = {}
+        for code in _icd().get_all_codes(True):
+            entry = _library_entry(code)
+            if entry is not None:
+                table[code] = entry
+        write_cache(path, table)
+    return table  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=8192)
+def icd_entry(code: str) -> tuple[str, tuple[str, ...]] | None:
+    """(description, ancestors' descriptions nearest first) of a valid ICD-10-CM code, else None; read
+    from the cached table, with the library's own rule for a code written without its dot ("E109")."""
+    table = _icd_table()
+    if code in table:
+        return table[code]
+    if len(code) >= 4 and code[3] != ".":
+        return table.get(code[:3] + "." + code[3:])
+    return None
 
 
 def _stated_part(description: str) -> str:
