@@ -10,16 +10,14 @@ list (one look-up per code, memoised) and never guesses a code's meaning from it
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import warnings
 from dataclasses import replace
 from functools import cache, lru_cache
 from importlib import metadata
-from pathlib import Path
 from typing import Any, Final
 
-from clauseguard.derived import cache_path, read_cache, write_cache
+from clauseguard.derived import cache_path, package_dir, read_cache, write_cache
 from clauseguard.reading.facts.note import Flag, Note
 from clauseguard.reading.facts.sheet import ConditionFact, Fact, ServiceFact
 from clauseguard.reading.lexicon import Lexicon
@@ -49,10 +47,7 @@ _ICD_FORMAT: Final = b"icd-table/1"
 
 def _icd_files() -> list[tuple[str, bytes]]:
     """The library's data files and version, found without importing it (its import parses the XML)."""
-    spec = importlib.util.find_spec("simple_icd_10_cm")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("simple-icd-10-cm is not installed: `make install` installs it")
-    data = Path(next(iter(spec.submodule_search_locations))) / "data"
+    data = package_dir("simple_icd_10_cm", "simple-icd-10-cm") / "data"
     found = [(f.name, f.read_bytes()) for f in sorted(data.iterdir(), key=lambda f: f.name) if f.is_file()]
     return [*found, ("version", metadata.version("simple-icd-10-cm").encode())]
 

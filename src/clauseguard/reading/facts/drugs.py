@@ -11,13 +11,12 @@ two-word spellings first, then single words not already taken.
 
 from __future__ import annotations
 
-import importlib.util
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from clauseguard.derived import cache_path, read_cache, write_cache
+from clauseguard.derived import cache_path, package_dir, read_cache, write_cache
 
 _PACKAGE: Final = "drug_named_entity_recognition"
 _DICTIONARY: Final = "drug_ner_dictionary.pkl.bz2"
@@ -58,10 +57,7 @@ def _build() -> _Table:
 
 def _dictionary_file() -> Path:
     """The library's dictionary file, found without importing the library (its import is the slow part)."""
-    spec = importlib.util.find_spec(_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError(f"{_PACKAGE} is not installed: `make install` installs it")
-    return Path(next(iter(spec.submodule_search_locations))) / _DICTIONARY
+    return package_dir(_PACKAGE, "drug-named-entity-recognition") / _DICTIONARY
 
 
 def _valid(value: object) -> bool:
