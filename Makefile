@@ -41,14 +41,17 @@ test: $(STAMP) browser postgres
 
 # The clinical-note suite (issue 11): the dev half against its baselines (--diff), the holdout half
 # through the runner that prints only counts, held to its baseline (no false auto-determination, no
-# fact read wrong, no metric below the baseline's). Corpora outside the repository are read from ../shared.
+# fact read wrong, no metric below the baseline's); the real LCD's blind holdout is held the same way.
+# Corpora outside the repository are read from ../shared.
 notes: $(STAMP)
 	$(EVAL) --corpus demo eval $(NOTES)/determinations-demo.json --diff --json > /dev/null
 	@if [ -f $(MKRAFA)/corpus.json ] && [ -f $(CMS) ]; then \
 	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(NOTES)/determinations-external.json --diff --json > /dev/null && \
 	  $(EVAL) --corpus $(CMS) eval $(NOTES)/determinations-cms.json --diff --json > /dev/null && \
 	  CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/python -m clauseguard.evals.holdout evals/notes \
-	    --check evals/baselines/notes-holdout.json > /dev/null; \
+	    --check evals/baselines/notes-holdout.json > /dev/null && \
+	  CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/python -m clauseguard.evals.holdout evals/real/l33822 \
+	    --check evals/baselines/l33822-holdout.json > /dev/null; \
 	else echo "../shared not found: the notes suite's external and CMS parts and its holdout half are skipped"; fi
 
 # The page's browser tests drive Debian's chromium headless (never a browser Playwright downloads).

@@ -562,3 +562,52 @@ def test_a_dated_progress_note_with_measurable_gains_meets_the_progress_note_req
                "24 visits used this calendar year; the last progress note, three months ago, shows measurable gains.",
                px=("97110",))
     assert ev.outcome == "not_covered"
+
+
+# A requirement whose ways of being met include a treatment received: a request silent on all of them
+# is asked for the fact (unknown, named), never denied; a stated rival or denial still decides.
+CGM_TEXT = ("CGM is covered when the member has diabetes mellitus and meets at least one of the following: "
+            "the member is insulin-treated; or the member has a history of problematic hypoglycemia.")
+STEP_TEXT = ("Adalimumab is covered for rheumatoid arthritis after an inadequate response to one of the following: "
+             "methotrexate, leflunomide.")
+
+
+def _alternatives_requirement() -> list[Criteria]:
+    cgm = criteria_from_json({"rules": [{
+        "effect": "covered", "span": CGM_TEXT[:-1],
+        "when": {"kind": "all", "children": [
+            {"kind": "condition", "span": "diabetes mellitus", "concept": "diabetes mellitus"},
+            {"kind": "any", "children": [
+                {"kind": "treatment", "span": "insulin-treated", "therapy": "insulin", "statuses": ["treated"]},
+                {"kind": "condition", "span": "history of problematic hypoglycemia", "concept": "hypoglycemia",
+                 "history": True}]}]}}]}, CGM_TEXT)
+    step = criteria_from_json({"rules": [{
+        "effect": "covered", "span": STEP_TEXT[:-1],
+        "when": {"kind": "all", "children": [
+            {"kind": "condition", "span": "rheumatoid arthritis", "concept": "rheumatoid arthritis"},
+            {"kind": "any", "children": [
+                {"kind": "treatment", "span": "methotrexate", "therapy": "methotrexate", "statuses": ["failed"]},
+                {"kind": "treatment", "span": "leflunomide", "therapy": "leflunomide", "statuses": ["failed"]}]}]}}]},
+        STEP_TEXT)
+    return [cgm, step]
+
+
+def test_a_requirement_met_by_a_treatment_that_the_request_is_silent_on_is_unknown_not_failed() -> None:
+    cgm, step = _alternatives_requirement()
+    ev = judge(cgm, "Type 2 diabetes mellitus, seen for glucose monitoring.")
+    assert ev.outcome == "undecided"
+    assert any("insulin" in m and "hypoglycemia" in m for m in ev.missing_facts), ev.missing_facts
+    assert atom(ev, "insulin").status == "unknown"
+    ev = judge(step, "Rheumatoid arthritis, seropositive, active disease.")
+    assert ev.outcome == "undecided"
+    assert any("methotrexate" in m for m in ev.missing_facts), ev.missing_facts
+
+
+def test_a_stated_way_of_meeting_it_or_a_stated_denial_still_decides() -> None:
+    cgm, step = _alternatives_requirement()
+    assert judge(cgm, "Type 2 diabetes mellitus on basal insulin.").outcome == "covered"
+    assert judge(cgm, "Type 2 diabetes mellitus. Never treated with insulin. No history of hypoglycemia.").outcome \
+        == "not_covered"
+    assert judge(step, "Rheumatoid arthritis; inadequate response to methotrexate.").outcome == "covered"
+    # conditions alone keep the design's rule: a listed comorbidity the request does not present is absent
+    assert judge(COMORBID, "BMI 38. No other conditions reported.").outcome == "not_covered"

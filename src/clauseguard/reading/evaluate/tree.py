@@ -67,11 +67,15 @@ class TreeJudge(ConditionReader, QuantityReader, TherapyReader, DocumentReader, 
             child_role: Role = "alternative" if role == "requirement" else role
             parts = [self._judge(c, child_role, waived) for c in node.children]
             value = k_or(p.value for p in parts)
+            if value == NOT_MET and role == "requirement" and self._unpresented(node):
+                return self._left_open(node)
             return _Judged(value, self._missing(parts, value), _first_route(parts))
         if isinstance(node, AtLeast):
             child_role = "alternative" if role == "requirement" else role
             parts = [self._judge(c, child_role, waived) for c in node.children]  # type: ignore[arg-type]
             value = k_at_least(node.n, [p.value for p in parts])
+            if value == NOT_MET and role == "requirement" and self._unpresented(node):
+                return self._left_open(node)
             return _Judged(value, self._missing(parts, value), _first_route(parts))
         if isinstance(node, Ref):
             target, where = self.references.resolve(node, self.here)
@@ -107,6 +111,28 @@ class TreeJudge(ConditionReader, QuantityReader, TherapyReader, DocumentReader, 
             missing = (body.missing if body.value == UNKNOWN else []) + (cond.missing if cond.value == UNKNOWN else [])
             return _Judged(value, missing if value == UNKNOWN else [])
         return self._atom(node, role, waived)
+
+    def _unpresented(self, node: AnyOf | AtLeast) -> bool:
+        """Whether a requirement written as alternatives failed only because the request states none
+        of them, and not all of them are conditions. A request is judged on the conditions it presents
+        (an indication or a listed comorbidity it does not present is absent), but a requirement met
+        by a treatment received or a documented history ("insulin-treated; or a history of problematic
+        hypoglycemia") that the request is silent on is a fact to ask for, not a failed requirement."""
+        results = [self.results[a.id] for a in iter_atoms(node) if a.id in self.results]
+        failed = [r for r in results if r.status == NOT_MET]
+        return (bool(failed) and any(r.kind != "condition" for r in failed)
+                and all(r.fact is None and r.narrative_span is None and not r.waived for r in failed))
+
+    def _left_open(self, node: AnyOf | AtLeast) -> _Judged:
+        """A requirement the request says nothing of is unknown, whatever form it takes: a request
+        silent on every way of meeting it ("insulin-treated; or a history of problematic
+        hypoglycemia") is asked for that documentation, not denied (design.md, what is not stated)."""
+        atoms = [a for a in iter_atoms(node) if a.id in self.results and self.results[a.id].status == NOT_MET]
+        named = " or ".join(dict.fromkeys(self.results[a.id].label for a in atoms))
+        for a in atoms:
+            self.results[a.id] = AtomResult(**{**self.results[a.id].__dict__, "status": UNKNOWN, "missing": named,
+                                               "note": "not stated: no way of meeting this requirement is presented"})
+        return _Judged(UNKNOWN, [named])
 
     @staticmethod
     def _missing(parts: list[_Judged], value: Value) -> list[str]:
