@@ -86,7 +86,22 @@ class _Reader:
 
     def cue_before(self, i: int) -> bool:
         before = self.word_before(i)
-        return before is not None and self.is_cue(*before)
+        return before is not None and self.is_cue(*before) or self.closing_before(i)
+
+    def closing_before(self, i: int) -> bool:
+        """A message's closing word and a comma right before the run, the closing opening its line or
+        sentence ("Cheers, Tommo", "Kind regards,\nSolveig")."""
+        j = self.particles_before(i) - 1
+        if j < 1 or self.toks[j].text != "," or fold(self.toks[j - 1].text) not in self.t.cues.closings:
+            return False
+        k = j - 1
+        while k > 0 and self.toks[k - 1].is_word and fold(self.toks[k - 1].text) in self.t.cues.closing_openers:
+            k -= 1  # "Kind regards", "Many thanks", "All the best"
+        return self.sentence_initial(k)
+
+    def title_before(self, i: int) -> bool:
+        before = self.word_before(i)
+        return before is not None and fold(before[0].text) in self.t.cues.titles
 
     def relative_before(self, i: int) -> bool:
         before = self.word_before(i)
@@ -131,6 +146,8 @@ class _Reader:
                     break
                 if gap == "" and not (tok.text == "." and prev.initial):
                     break
+                if prev.text.endswith(("'s", "’s")) and self.t.is_clinical(tok.text) and self.word_kind(tok) is None:
+                    break  # a possessive ends a name: "Mrs Okafor's Dupixent renewal"
                 if self.name_like(tok) or tok.text == ".":
                     j += 1
                 elif self.particles_then_name(j):
@@ -199,6 +216,7 @@ class _Reader:
         ("Epworth Sleepiness Scale", "Harvey-Bradshaw Index")."""
         if len(words) >= 2 and fold(_stem(words[-1].text)) in self.t.cues.clinical_heads:
             return True
+        words = [w for w in words if fold(w.text) not in STOP_WORDS] or words  # "The King-Devick test"
         words = [w for w in words if not w.all_caps] or words  # "PET-CT Deauville score"
         # one word, a possessive, or words no name table lists ("Phonak Audéo hearing aids")
         short = len(words) == 1 or words[-1].text.endswith(("'s", "’s")) or all(
@@ -297,7 +315,12 @@ class _Reader:
             return False
         if self.cue_before(i):
             # "father MI at 52", "Mother CHF": a diagnosis in capitals after a relative, not a name
-            return not (len(words) == 1 and words[0].all_caps and len(words[0].text) <= 4 and self.relative_before(i))
+            if len(words) == 1 and words[0].all_caps and len(words[0].text) <= 4 and self.relative_before(i):
+                return False
+            # "Dr. Cardiology", "Dr ENT": a title before a specialty, a clinical word or an acronym that no
+            # name table lists is a role, not a person
+            return not (len(words) == 1 and self.word_kind(words[0]) is None and self.title_before(i) and (
+                self.t.is_clinical(_stem(words[0].text)) or words[0].all_caps and len(words[0].text) <= 4))
         if len(words) == 1 and fold(words[0].text) in STOP_WORDS:
             return False  # "Will", "The", "Is": a function word opening a sentence
         if any(w.other_script for w in words):

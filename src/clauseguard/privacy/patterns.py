@@ -85,6 +85,22 @@ def identifier_patterns() -> tuple[IdentifierPattern, ...]:
     )
 
 
+@cache
+def _code_label_before() -> Any:
+    return re2.compile(_data()["code_label_before"], _OPTIONS)
+
+
+CODE_LOOKBEHIND: Final = 80  # characters before a region where a code system's name is looked for
+
+
+def is_code(text: str, start: int, end: int) -> bool:
+    """The region reads as a code: a code-like token right after a code system's name ("NDC ...")."""
+    value = text[start:end]
+    if not value or " " in value.strip() or not all(c.isalnum() or c in ".-" for c in value):
+        return False
+    return _code_label_before().search(text[max(0, start - CODE_LOOKBEHIND):start]) is not None
+
+
 def find_identifiers(text: str) -> list[Region]:
     """Every region any identifier pattern finds, unsorted and possibly overlapping."""
     return [region for pattern in identifier_patterns() for region in pattern.regions(text)]

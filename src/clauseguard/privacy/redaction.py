@@ -15,7 +15,7 @@ from typing import Final
 
 from clauseguard.privacy.addresses import find_addresses
 from clauseguard.privacy.names import find_names, later_mentions
-from clauseguard.privacy.patterns import Region, find_identifiers
+from clauseguard.privacy.patterns import Region, find_identifiers, is_code
 from clauseguard.privacy.phones import find_phones
 from clauseguard.privacy.presidio_ids import find_presidio_ids
 from clauseguard.privacy.rows import row_dates_of_birth
@@ -50,6 +50,7 @@ def detect(text: str) -> list[Region]:
     found += [(start, end, "NAME") for start, end in names]
     found += row_dates_of_birth(text, names)
     found += [(start, end, "NAME") for start, end in later_mentions(text, names)]
+    found = [r for r in found if r[2] == "NAME" or not is_code(text, r[0], r[1])]
     rank = {label: i for i, label in enumerate(_LABEL_ORDER)}
     found.sort(key=lambda r: (r[0], -r[1], rank.get(r[2], len(rank))))
     merged: list[Region] = []

@@ -47,6 +47,9 @@ class Cues:
 
     before: frozenset[str]
     before_colon: frozenset[str]
+    closings: frozenset[str]
+    closing_openers: frozenset[str]
+    titles: frozenset[str]
     relatives: frozenset[str]
     after_words: frozenset[str]
     reporting_verbs: frozenset[str]
@@ -129,6 +132,9 @@ def _cues() -> Cues:
     return Cues(
         before=folded(before["titles"] + before["labels"] + before["relatives"]),
         before_colon=folded(before.get("before_colon", [])),
+        closings=folded(before.get("closings", [])),
+        closing_openers=folded(before.get("closing_openers", [])),
+        titles=folded(before["titles"]),
         relatives=folded(before["relatives"]),
         after_words=folded(data["after_words"]),
         reporting_verbs=folded(data["reporting_verbs"]),

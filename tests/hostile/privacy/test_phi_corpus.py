@@ -13,7 +13,7 @@ import json
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import pytest
@@ -170,9 +170,40 @@ def test_over_redaction_of_clinical_terms_is_at_most_one_percent() -> None:
     assert len(lost) / len(checks) <= MAX_OVER_REDACTION, (len(lost), len(checks), lost[:40])
 
 
-@pytest.mark.xfail(reason="blind holdout, not met: 36 of 1,334 PHI values leak (address 4, date of birth 13, "
+@pytest.mark.xfail(reason="blind holdout, not met: 32 of 1,334 PHI values leak (date of birth 13, "
                           "e-mail 3, name 10, other 1, record id 5); the values are never shown, so no rule is "
                           "tuned to them", strict=False)
+def dev2() -> list[dict[str, Any]]:
+    path = PHI / "dev2.json"
+    if not path.exists():
+        pytest.skip(f"the second PHI dev half is not at {path}")
+    data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+# The second dev half (evals/phi/dev2.json, written blind by another helper in other house styles: HL7
+# segments, USPS box forms, sign-offs, code lists). Not met yet; held where it stands so it cannot get worse.
+DEV2_MAX_LEAKS: Final = 15
+DEV2_MAX_LOST: Final = 10
+
+
+def test_second_dev_half_leaks_and_over_redaction_do_not_grow() -> None:
+    corpus = dev2()
+    tried, leaked = leak_counts(corpus)
+    checks = [(i["text"], c) for i in corpus for c in i["clinical"]]
+    lost = over_redaction(checks)
+    print(f"PHI dev2: tried {sum(tried.values())}, failures {sum(leaked.values())} {dict(sorted(leaked.items()))}; "
+          f"over-redaction: tried {len(checks)}, failures {lost}")
+    assert sum(leaked.values()) <= DEV2_MAX_LEAKS and lost <= DEV2_MAX_LOST, (leaked, lost)
+
+
+@pytest.mark.xfail(reason="the second dev half, not met: 15 of 638 values leak, 10 of 598 clinical terms redacted",
+                   strict=False)
+def test_second_dev_half_leaks_no_phi_value() -> None:
+    tried, leaked = leak_counts(dev2())
+    assert not leaked, leaked
+
+
 def test_holdout_leaks_no_phi_value() -> None:
     """The holdout half, redacted in-process: counts per category only (the assertion shows no value)."""
     tried, leaked = leak_counts(holdout())
