@@ -54,6 +54,8 @@ documents:
              text: "Spectacle lenses are reimbursed up to EUR 150 per pair for insured persons under the age of eighteen (18) and up to EUR 90 per pair for insured persons aged 18 or over. From the age of sixty (60), one eye examination every three (3) years is reimbursed up to EUR 30."}
           - {id: Q-TERMS.B-2024.A12, section: Supplies, article: "12 Walking aids",
              text: "Walking frames are reimbursed when a physiotherapist recommends them. Walking frame accessories such as baskets and trays are not reimbursed."}
+          - {id: Q-TERMS.B-2024.A13, section: Injections, article: "13 Knee injections",
+             text: "Hyaluronic knee injections are approved after an inadequate response to at least two (2) supervised physiotherapy programmes, each followed for at least six (6) weeks, or to a corticosteroid knee injection given at least three (3) months before."}
           - {id: Q-TERMS.B-2024.A9, section: Travel, article: "9 Care on holiday",
              text: "Urgent care needed during a holiday abroad of up to sixty (60) days is reimbursed. There is no cover for urgent care during a holiday longer than sixty days."}
   - id: Q-FAQ
@@ -67,6 +69,8 @@ documents:
         clauses:
           - {id: Q-FAQ.F-2024.Q1, section: Questions, article: "Q1 Massage",
              text: "How many massage therapy sessions are covered? Up to ten (10) massage therapy sessions per year."}
+          - {id: Q-FAQ.F-2024.Q2, section: Questions, article: "Q2 Dental crowns",
+             text: "Is there a waiting period for dental crowns? Dental crowns have a waiting period of eight (8) months."}
   - id: Q-RIDER
     payer: Q
     kind: rider
@@ -215,3 +219,19 @@ def test_an_exclusion_of_a_sub_case_does_not_answer_the_amount_of_the_granted_be
     assert [v for _, v in _values(r).values()] == [None], r["parts"]
     r = _ask(engine, "How much is reimbursed for walking frame baskets?")
     assert [v for _, v in _values(r).values()] in (["no"], [None]), r["parts"]
+
+
+def test_a_part_naming_its_unit_is_answered_by_the_value_in_that_unit(engine: Engine) -> None:
+    # the other duration sits beside the subject's words ("knee injection ... three (3) months"): the
+    # unit the part names ("how many weeks") tells the requirement asked from the other one
+    r = _ask(engine, "How many weeks must each physiotherapy programme have been followed before hyaluronic knee "
+                     "injections are approved?")
+    assert [v for _, v in _values(r).values()] == ["6 weeks"]
+
+
+def test_a_value_only_a_faq_states_goes_to_a_person(engine: Engine) -> None:
+    # no policy passage states it: the FAQ may repeat a superseded value, and a FAQ never overrides the terms
+    r = _ask(engine, "dental crowns waiting period")
+    part = r["parts"][0]
+    assert part["status"] == "unsettled" and r["action"] == "escalate to handler"
+    assert "FAQ" in part["why"]

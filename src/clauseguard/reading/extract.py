@@ -188,6 +188,16 @@ def _value_score(v: Stated, asking: Asking) -> int:
     return score
 
 
+_ASKS_UNIT: Final = re.compile(r"\b(?:how many|number of)\s+(hour|day|week|month|year)s?\b|\bin\s+(hour|day|week|month|year)s\b", re.I)
+
+
+def _unit_fits(v: Stated, asking: Asking) -> int:
+    """1 for a duration in the unit the part names ("how many weeks must each agent have been tried"
+    is answered by "six (6) weeks", not by another requirement's "three (3) months")."""
+    m = _ASKS_UNIT.search(asking.words)
+    return int(m is not None and v.kind == "duration" and v.unit == (m.group(1) or m.group(2)).lower())
+
+
 _ASKS_FREQUENCY: Final = re.compile(r"\b(?:how often|how frequently|frequency|how many times|times per)\b", re.I)
 
 
@@ -207,7 +217,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
              if v.kind in kinds and not defers_quantity(v.piece) and v.is_age == asks_age]
     if not found:
         return None
-    usable: list[tuple[int, int, int, int, int, int, int, Stated]] = []
+    usable: list[tuple[int, int, int, int, int, int, int, int, Stated]] = []
     pending: Stated | None = None
     own = stems(asking.item) - stems(" ".join(sorted(circumstance_words())))
     wanted_phase = phases(asking.words)
@@ -242,17 +252,17 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
                 any(own & stems(s) for s in elsewhere(v.piece)):
             continue  # a count of other things, while the part's item is spoken of in another sentence ("the
             # rider raises the catheters to 250; it does not change the lubricant quantity")
-        usable.append((specific, named, _bound_fits(v, asking), _value_score(v, asking), _sentence_score(v, asking),
-                       -kinds.index(v.kind), -order, v))
+        usable.append((specific, named, _unit_fits(v, asking), _bound_fits(v, asking), _value_score(v, asking),
+                       _sentence_score(v, asking), -kinds.index(v.kind), -order, v))
     if not usable and pending is None:
         return None
     if not usable:
         assert pending is not None
         return Reading("conditional", pending.piece, pending.value, pending, pending.condition or restriction)
-    ranked = sorted(usable, key=lambda t: t[:7], reverse=True)
-    best = ranked[0][7]
-    rival = next((t[7] for t in ranked[1:] if t[:5] == ranked[0][:5] and t[7].kind == best.kind
-                  and not _same_quantity(t[7], best)), None)
+    ranked = sorted(usable, key=lambda t: t[:8], reverse=True)
+    best = ranked[0][8]
+    rival = next((t[8] for t in ranked[1:] if t[:6] == ranked[0][:6] and t[8].kind == best.kind
+                  and not _same_quantity(t[8], best)), None)
     if rival is None:
         rival = _unmarked_rival(ranked, asking)
     if rival is not None:
@@ -261,7 +271,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     return Reading("stated", best.piece, best.value, best, best.condition or restriction)
 
 
-def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, Stated]], asking: Asking) -> Stated | None:
+def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, int, Stated]], asking: Asking) -> Stated | None:
     """Another value of the chosen kind when nothing in the part's own words marks the chosen one out.
 
     With several values of one kind in a passage (a per-session amount and a yearly cap, an initial
@@ -269,12 +279,12 @@ def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, Stated
     question meets that the others lack, the side of the bound asked ("maximum", "at least"), or a
     word of the part around it that is around no other value. Winning on word counts alone, or on
     reading order, is a guess; the part is then left to a person with both values named."""
-    top, best = ranked[0], ranked[0][7]
-    rivals = [t for t in ranked[1:] if t[7].kind == best.kind and not _same_quantity(t[7], best)]
+    top, best = ranked[0], ranked[0][8]
+    rivals = [t for t in ranked[1:] if t[8].kind == best.kind and not _same_quantity(t[8], best)]
     if not rivals:
         return None
-    if all(top[0] > t[0] or top[2] > t[2] for t in rivals):
-        return None  # its condition is met, or it is the bound asked, and no rival's is
+    if all(top[0] > t[0] or top[2] > t[2] or top[3] > t[3] for t in rivals):
+        return None  # its condition is met, or it is in the unit or the bound asked, and no rival's is
     drop = stems(" ".join(sorted(circumstance_words()))) | set(paying_terms())  # paying_terms are stems already
     own = (stems(asking.words) | stems(asking.item)) - drop
     # the subject's words mark a value only against one in another sentence or line ("Headgear: 1 per
@@ -291,7 +301,7 @@ def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, Stated
             return bool((bare & around(best)) - (bare & around(rival)))
         return bool((own & around(best)) - (own & around(rival)))
 
-    return next((t[7] for t in rivals if not told_apart(t[7])), None)
+    return next((t[8] for t in rivals if not told_apart(t[8])), None)
 
 
 def read_passage(text: str, asking: Asking) -> Reading:

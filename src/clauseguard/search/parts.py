@@ -232,9 +232,11 @@ def answer_part(
     answer = _ranked(index, part, readings, precedence)
     unread = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE
               and not precedence.is_faq(str(_row(index, h).document_id))]
-    if answer.settled_by and unread and precedence.is_faq(str(_row(index, answer.settled_by[0].hit).document_id)):
-        # only a FAQ states it while a policy passage above the threshold speaks of it unread: a FAQ never
-        # overrides the terms it explains (it may repeat a superseded value), so a person confirms it
+    if answer.settled_by and (unread or asking.asks_quantity) \
+            and precedence.is_faq(str(_row(index, answer.settled_by[0].hit).document_id)):
+        # only a FAQ states it while a policy passage above the threshold speaks of it unread, or it is a
+        # value (a cap, a period, a count) that no policy passage states above the threshold: a FAQ never
+        # overrides the terms it explains and may repeat a superseded value, so a person confirms it
         lead = answer.settled_by[0]
         faq = _row(index, lead.hit)
         said = f" ({lead.reading.value})" if lead.reading.value else ""
