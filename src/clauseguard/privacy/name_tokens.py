@@ -71,6 +71,13 @@ class Token(NamedTuple):
     def other_script(self) -> bool:
         return self.is_word and _has_other_script(self.text)
 
+    @property
+    def uncased(self) -> bool:
+        """A word of a script with no capital letters (Han, kana, Hangul, Devanagari, Arabic, Hebrew,
+        Thai): capitalisation cannot tell its names from its other words."""
+        first = self.text[0]
+        return self.other_script and not first.isupper() and not first.islower()
+
 
 class Tokens:
     """The tokens of one text, kept as two arrays of offsets; a `Token` is made when one is read.

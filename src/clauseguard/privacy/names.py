@@ -103,6 +103,34 @@ class _Reader:
         before = self.word_before(i)
         return before is not None and fold(before[0].text) in self.t.cues.titles
 
+    def honorific_after(self, end: int) -> bool:
+        """A form of address written after the name ("様", "さん", "씨", "님", "女士"), as its own token or
+        joined to the name's last word (scripts without spaces)."""
+        last = self.toks[end - 1].text
+        if any(last.endswith(h) and len(last) > len(h) for h in self.t.cues.honorifics_after):
+            return True
+        return end < len(self.toks) and self._gap(end - 1, end) and self.toks[end].text in self.t.cues.honorifics_after
+
+    def subject_of_latin_verb(self, i: int, end: int) -> bool:
+        """An other-script run opening a sentence of a Latin-script text before a reporting verb
+        ("王伟 presented for review")."""
+        return self.sentence_initial(i) and end < len(self.toks) and not self.toks[end].other_script \
+            and fold(self.toks[end].text) in self.t.cues.reporting_verbs
+
+    def beside_a_name(self, i: int, end: int) -> bool:
+        """The run is the other-script form of a Latin-script name right before or after it, in brackets:
+        "Min-jun Kim (김민준)", "佐藤 結衣 (Sato Yui)"."""
+        if i >= 2 and self.toks[i - 1].text == "(":
+            before = next((a for a, b in self.run_list if b == i - 1), None)
+            if before is not None and not any(t.other_script for t in self.toks[before:i - 1]) \
+                    and self.is_name(before, i - 1):
+                return True
+        if end + 1 < len(self.toks) and self.toks[end].text == "(" and end + 1 in self.run_at:
+            after = self.run_at[end + 1]
+            if not any(t.other_script for t in self.toks[end + 1:after]) and self.is_name(end + 1, after):
+                return True
+        return False
+
     def relative_before(self, i: int) -> bool:
         before = self.word_before(i)
         return before is not None and fold(before[0].text) in self.t.cues.relatives
@@ -110,7 +138,8 @@ class _Reader:
     def name_like(self, tok: Token) -> bool:
         if not tok.is_word or DIGIT.search(tok.text):
             return False
-        return tok.capitalised or tok.other_script or _prefixed(tok.text)
+        # a cased script's lower-case word ("фуросемид") is no more a name than a Latin one
+        return (tok.other_script and tok.uncased) or (tok.text[0].isupper()) or _prefixed(tok.text)
 
     def is_particle(self, tok: Token) -> bool:
         """A name particle as written in lower case ("de", "van", "ní"); "Văn" and "Lê" are names."""
@@ -148,6 +177,8 @@ class _Reader:
                     break
                 if prev.text.endswith(("'s", "’s")) and self.t.is_clinical(tok.text) and self.word_kind(tok) is None:
                     break  # a possessive ends a name: "Mrs Okafor's Dupixent renewal"
+                if tok.is_word and prev.is_word and tok.uncased != prev.uncased:
+                    break  # a name is written in one script: "Chen Zhiqiang 随访两周"
                 if self.name_like(tok) or tok.text == ".":
                     j += 1
                 elif self.particles_then_name(j):
@@ -323,8 +354,12 @@ class _Reader:
                 self.t.is_clinical(_stem(words[0].text)) or words[0].all_caps and len(words[0].text) <= 4))
         if len(words) == 1 and fold(words[0].text) in STOP_WORDS:
             return False  # "Will", "The", "Is": a function word opening a sentence
-        if any(w.other_script for w in words):
-            return True
+        if any(w.uncased for w in words):
+            # capitals cannot mark a name in these scripts: a label before it (handled above), an honorific
+            # after it ("伊藤 大輔様"), or a name in another script beside it ("Min-jun Kim (김민준)")
+            return self.honorific_after(end) or self.beside_a_name(i, end) or self.subject_of_latin_verb(i, end)
+        if any(w.other_script for w in words) and (len(words) >= 2 or self.beside_a_name(i, end)):
+            return True  # "Ольга Петрова", "(Γεώργιος Παπαδόπουλος)": capitalised words of a cased script
         if self.clinical_context(i, end, words):
             return False
         if len(words) <= 3 and all(self.word_kind(w) is None for w in words) and self.therapy_context(i, end):
@@ -394,7 +429,26 @@ class _Reader:
 
 def find_names(text: str) -> list[tuple[int, int]]:
     """Character spans of the person names in `text`, in order."""
-    return _Reader(text, tables()).regions()
+    reader = _Reader(text, tables())
+    return sorted({*reader.regions(), *_before_honorifics(reader)})
+
+
+MAX_NAME_BEFORE_HONORIFIC: Final = 4  # characters of a name written without spaces before its honorific
+
+
+def _before_honorifics(reader: _Reader) -> list[tuple[int, int]]:
+    """A name joined to the words after it in a script without spaces: the characters that open a word
+    and end at an honorific inside it ("佐々木様は来月より..." names 佐々木)."""
+    out = []
+    for k in range(len(reader.toks)):
+        tok = reader.toks[k]
+        if not tok.uncased:
+            continue
+        for h in reader.t.cues.honorifics_after:
+            at = tok.text.find(h)
+            if 0 < at <= MAX_NAME_BEFORE_HONORIFIC and at + len(h) < len(tok.text):
+                out.append((tok.start, tok.start + at))
+    return out
 
 
 MAX_MENTIONED: Final = 2_000  # distinct name words looked for again in one text

@@ -53,6 +53,11 @@ class IdentifierPattern:
         return out
 
 
+def patterns_data() -> dict[str, Any]:
+    """The pattern file's entries (for detectors that read their own keys of it)."""
+    return _data()
+
+
 @cache
 def _data() -> dict[str, Any]:
     path = resources.files("clauseguard") / "data" / "privacy" / "patterns.yaml"

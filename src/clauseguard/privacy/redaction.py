@@ -18,7 +18,7 @@ from clauseguard.privacy.names import find_names, later_mentions
 from clauseguard.privacy.patterns import Region, find_identifiers, is_code
 from clauseguard.privacy.phones import find_phones
 from clauseguard.privacy.presidio_ids import find_presidio_ids
-from clauseguard.privacy.rows import row_dates_of_birth
+from clauseguard.privacy.rows import dates_beside_dobs, row_dates_of_birth
 
 # When two detectors claim overlapping text the merged region keeps the first label in this order.
 _LABEL_ORDER: Final = ("EMAIL", "URL", "SSN", "DOB", "PHONE", "ID", "IP", "ADDRESS", "NAME")
@@ -49,6 +49,7 @@ def detect(text: str) -> list[Region]:
     names = find_names(text)
     found += [(start, end, "NAME") for start, end in names]
     found += row_dates_of_birth(text, names)
+    found += dates_beside_dobs(text, found)
     found += [(start, end, "NAME") for start, end in later_mentions(text, names)]
     found = [r for r in found if r[2] == "NAME" or not is_code(text, r[0], r[1])]
     rank = {label: i for i, label in enumerate(_LABEL_ORDER)}

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import re2
 
-from clauseguard.privacy.patterns import Region, fragment
+from clauseguard.privacy.patterns import Region, fragment, patterns_data
 
 _CELL_BREAK: Final = re2.compile(r"\t+| {2,}|\s*[|;,]\s*")
 _SEX: Final = re2.compile(
@@ -37,7 +37,10 @@ def _date() -> Any:
 
 @cache
 def _date_after_name() -> Any:
-    age_sex = r"(?:(?:[mf]|male|female|[0-9]{1,3}\s?(?:y|yo|y/o|yrs?|years?(?:\s+old)?)?\s?[mf]?)\s*[,/;)]\s*)?"
+    # "Ada Obi, 62F, 03/14/1962", "Ada Obi 62F 03/14/1962": an age and sex, then the date
+    # "Ada Obi 62F 03/14/1962" needs the sex or the unit: a bare number before a space is the date's day
+    marked = r"(?:[mf]|male|female|[0-9]{1,3}\s?(?:y|yo|y/o|yrs?|years?(?:\s+old)?)\s?[mf]?|[0-9]{1,3}\s?[mf])"
+    age_sex = r"(?:" + marked + r"\s*(?:[,/;)]|\s)\s*|[0-9]{1,3}\s*[,/;)]\s*)?"
     return re2.compile(r"(?i)^\s*(?:,|\(|-)?\s*" + age_sex + r"(?:\(|,)?\s*(" + fragment("date") + r")\s*(?:\)|,|;|\s|$)")
 
 
@@ -49,7 +52,19 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
         pos = start + m.end()
     if pos < end:
         out.append((pos, end))
-    return [(a, b) for a, b in out if text[a:b].strip()]
+    cells = [(a, b) for a, b in out if text[a:b].strip()]
+    return _dates_rejoined(text, cells)
+
+
+def _dates_rejoined(text: str, cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Cells split at a comma inside a date joined again ("March 14, 1962", "14th of March, 1962")."""
+    out: list[tuple[int, int]] = []
+    for a, b in cells:
+        if out and text[out[-1][1]:a].strip() == "," and _date().fullmatch(text[out[-1][0]:b].strip()):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
 
 
 def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
@@ -98,3 +113,41 @@ def _after_names(text: str, names: list[tuple[int, int]]) -> list[Region]:
 def _holds_name(starts: list[int], names: list[tuple[int, int]], cell: tuple[int, int]) -> bool:
     k = bisect_left(starts, cell[0])
     return k < len(names) and names[k][0] < cell[1]
+
+
+EVENT_LOOKBEHIND: Final = 24  # characters before a date where an event word is looked for
+
+
+@cache
+def _event_before() -> Any:
+    return re2.compile(patterns_data()["event_date_cues"])
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """The sentence around [start, end): from the last break before it to the next one after it (a
+    line break, or a full stop, "?", "!" or ";" followed by a space)."""
+    left = max(text.rfind("\n", 0, start), *(text.rfind(m, 0, start) for m in (". ", "? ", "! ", "; ")))
+    rights = [i for i in (text.find("\n", end), *(text.find(m, end) for m in (". ", "? ", "! ", "; "))) if i >= 0]
+    return left + 1, min(rights) if rights else len(text)
+
+
+def dates_beside_dobs(text: str, found: list[Region]) -> list[Region]:
+    """Other dates in the sentence of a date of birth found, read as dates of birth unless an event word
+    stands right before them. Linear: one date scan per sentence holding a date of birth."""
+    out: list[Region] = []
+    done: set[tuple[int, int]] = set()
+    for start, end, label in found:
+        if label != "DOB":
+            continue
+        a, b = _sentence(text, start, end)
+        if (a, b) in done:
+            continue
+        done.add((a, b))
+        for m in _date().finditer(text[a:b]):
+            s, e = a + m.start(), a + m.end()
+            if not any(c.isdigit() for c in text[s:e]) or (s < end and e > start):
+                continue
+            if _event_before().search(text[max(0, s - EVENT_LOOKBEHIND):s]):
+                continue
+            out.append((s, e, "DOB"))
+    return out

@@ -49,6 +49,7 @@ class Cues:
     before_colon: frozenset[str]
     closings: frozenset[str]
     closing_openers: frozenset[str]
+    honorifics_after: tuple[str, ...]
     titles: frozenset[str]
     relatives: frozenset[str]
     after_words: frozenset[str]
@@ -130,10 +131,11 @@ def _cues() -> Cues:
         return frozenset(fold(w) for w in words)
 
     return Cues(
-        before=folded(before["titles"] + before["labels"] + before["relatives"]),
+        before=folded(before["titles"] + before["labels"] + before["relatives"] + before.get("native_labels", [])),
         before_colon=folded(before.get("before_colon", [])),
         closings=folded(before.get("closings", [])),
         closing_openers=folded(before.get("closing_openers", [])),
+        honorifics_after=tuple(data.get("honorifics_after", [])),
         titles=folded(before["titles"]),
         relatives=folded(before["relatives"]),
         after_words=folded(data["after_words"]),

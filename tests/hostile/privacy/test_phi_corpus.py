@@ -170,40 +170,43 @@ def test_over_redaction_of_clinical_terms_is_at_most_one_percent() -> None:
     assert len(lost) / len(checks) <= MAX_OVER_REDACTION, (len(lost), len(checks), lost[:40])
 
 
-@pytest.mark.xfail(reason="blind holdout, not met: 32 of 1,334 PHI values leak (date of birth 13, "
-                          "e-mail 3, name 10, other 1, record id 5); the values are never shown, so no rule is "
-                          "tuned to them", strict=False)
-def dev2() -> list[dict[str, Any]]:
-    path = PHI / "dev2.json"
+def later_half(name: str) -> list[dict[str, Any]]:
+    path = PHI / f"{name}.json"
     if not path.exists():
-        pytest.skip(f"the second PHI dev half is not at {path}")
+        pytest.skip(f"the PHI dev half {name} is not at {path}")
     data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
 
-# The second dev half (evals/phi/dev2.json, written blind by another helper in other house styles: HL7
-# segments, USPS box forms, sign-offs, code lists). Not met yet; held where it stands so it cannot get worse.
-DEV2_MAX_LEAKS: Final = 15
-DEV2_MAX_LOST: Final = 10
+# The later dev halves, each written blind by another helper in other house styles (dev2: HL7 segments,
+# sign-offs, USPS box forms, code lists beside ids; dev3: dates of birth, names and ids written the hard
+# ways, native-script notes). Not met yet: each is held where it stands (leaks, clinical terms lost) so
+# it cannot get worse, and its zero-leak goal stays visible as an xfail.
+LATER_HALVES: Final = {"dev2": (13, 10), "dev3": (24, 33)}
 
 
-def test_second_dev_half_leaks_and_over_redaction_do_not_grow() -> None:
-    corpus = dev2()
+@pytest.mark.parametrize("name", sorted(LATER_HALVES))
+def test_later_dev_halves_leak_and_over_redact_no_more_than_they_did(name: str) -> None:
+    corpus = later_half(name)
     tried, leaked = leak_counts(corpus)
     checks = [(i["text"], c) for i in corpus for c in i["clinical"]]
     lost = over_redaction(checks)
-    print(f"PHI dev2: tried {sum(tried.values())}, failures {sum(leaked.values())} {dict(sorted(leaked.items()))}; "
+    print(f"PHI {name}: tried {sum(tried.values())}, failures {sum(leaked.values())} {dict(sorted(leaked.items()))}; "
           f"over-redaction: tried {len(checks)}, failures {lost}")
-    assert sum(leaked.values()) <= DEV2_MAX_LEAKS and lost <= DEV2_MAX_LOST, (leaked, lost)
+    max_leaks, max_lost = LATER_HALVES[name]
+    assert sum(leaked.values()) <= max_leaks and lost <= max_lost, (leaked, lost)
 
 
-@pytest.mark.xfail(reason="the second dev half, not met: 15 of 638 values leak, 10 of 598 clinical terms redacted",
-                   strict=False)
-def test_second_dev_half_leaks_no_phi_value() -> None:
-    tried, leaked = leak_counts(dev2())
+@pytest.mark.xfail(reason="the later dev halves, not met: dev2 13 of 638 values leak, dev3 24 of 513", strict=False)
+@pytest.mark.parametrize("name", sorted(LATER_HALVES))
+def test_later_dev_halves_leak_no_phi_value(name: str) -> None:
+    tried, leaked = leak_counts(later_half(name))
     assert not leaked, leaked
 
 
+@pytest.mark.xfail(reason="blind holdout, not met: 32 of 1,334 PHI values leak (date of birth 13, "
+                          "e-mail 3, name 10, other 1, record id 5); the values are never shown, so no rule is "
+                          "tuned to them", strict=False)
 def test_holdout_leaks_no_phi_value() -> None:
     """The holdout half, redacted in-process: counts per category only (the assertion shows no value)."""
     tried, leaked = leak_counts(holdout())
