@@ -50,6 +50,11 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "injection": lambda n: ("ignore previous " * (n // 16 + 1))[:n],
     "sentence-ends": lambda n: ("Abc. Def. " * (n // 10 + 1))[:n],
     "end-marks": lambda n: ("!" * 999 + " " * 1) * (n // 1000) + "!" * (n % 1000),
+    # dates of birth with no sentence break (each looks for its sentence's ends), and words of a script
+    # without spaces holding honorifics (each is searched for every honorific)
+    "birth-dates": lambda n: ("DOB 1/2/1980 seen 3/4/2024 " * (n // 27 + 1))[:n],
+    "no-spaces": lambda n: ("佐藤様は高血圧症で再診、" * (n // 12 + 1))[:n],
+    "code-lists": lambda n: ("NDC 1234-5678-90, " * (n // 18 + 1))[:n],
 }
 
 

@@ -123,31 +123,37 @@ def _event_before() -> Any:
     return re2.compile(patterns_data()["event_date_cues"])
 
 
+SENTENCE_REACH: Final = 300  # characters looked at either side of a date of birth for its sentence's ends
+
+
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     """The sentence around [start, end): from the last break before it to the next one after it (a
-    line break, or a full stop, "?", "!" or ";" followed by a space)."""
-    left = max(text.rfind("\n", 0, start), *(text.rfind(m, 0, start) for m in (". ", "? ", "! ", "; ")))
-    rights = [i for i in (text.find("\n", end), *(text.find(m, end) for m in (". ", "? ", "! ", "; "))) if i >= 0]
-    return left + 1, min(rights) if rights else len(text)
+    line break, or a full stop, "?", "!" or ";" followed by a space), at most SENTENCE_REACH away, so
+    a text of many dates and no breaks costs what its length says."""
+    low, high = max(0, start - SENTENCE_REACH), min(len(text), end + SENTENCE_REACH)
+    left = max(low - 1, text.rfind("\n", low, start), *(text.rfind(m, low, start) for m in (". ", "? ", "! ", "; ")))
+    rights = [i for i in (text.find("\n", end, high), *(text.find(m, end, high) for m in (". ", "? ", "! ", "; ")))
+              if i >= 0]
+    return left + 1, min(rights) if rights else high
 
 
 def dates_beside_dobs(text: str, found: list[Region]) -> list[Region]:
     """Other dates in the sentence of a date of birth found, read as dates of birth unless an event word
-    stands right before them. Linear: one date scan per sentence holding a date of birth."""
-    out: list[Region] = []
-    done: set[tuple[int, int]] = set()
-    for start, end, label in found:
-        if label != "DOB":
-            continue
+    stands right before them. Linear: one date scan of the text; each date of birth looks up the
+    dates of its (bounded) sentence by bisection."""
+    dobs = [(start, end) for start, end, label in found if label == "DOB"]
+    if not dobs:
+        return []
+    dates = [(m.start(), m.end()) for m in _date().finditer(text) if any(c.isdigit() for c in m.group())]
+    starts = [s for s, _ in dates]
+    chosen: set[int] = set()
+    for start, end in dobs:
         a, b = _sentence(text, start, end)
-        if (a, b) in done:
-            continue
-        done.add((a, b))
-        for m in _date().finditer(text[a:b]):
-            s, e = a + m.start(), a + m.end()
-            if not any(c.isdigit() for c in text[s:e]) or (s < end and e > start):
-                continue
-            if _event_before().search(text[max(0, s - EVENT_LOOKBEHIND):s]):
-                continue
-            out.append((s, e, "DOB"))
-    return out
+        k = bisect_left(starts, a)
+        while k < len(dates) and dates[k][0] < b:
+            s, e = dates[k]
+            if not (s < end and e > start) and k not in chosen \
+                    and not _event_before().search(text[max(0, s - EVENT_LOOKBEHIND):s]):
+                chosen.add(k)
+            k += 1
+    return [(*dates[k], "DOB") for k in sorted(chosen)]
