@@ -136,6 +136,8 @@ def test_a_question_that_fits_the_grant_and_the_denial_equally_is_not_settled(te
     ("loading doses in the first four weeks", "unclear"),   # a count and a duration, nothing says which
     ("visits after the first 6 months", "unclear"),
     ("how long is the trial of each dose", "duration"),
+    ("the minimum number of weeks at target dose for each trial", "duration"),  # "number of" a unit of time
+    ("number of sessions per contract year", "count"),
 ])
 def test_what_a_part_asks_when_it_names_things_counted_and_time(label: str, asked: str) -> None:
     assert quantity_asked(label, None) == asked

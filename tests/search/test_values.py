@@ -235,3 +235,14 @@ def test_a_value_only_a_faq_states_goes_to_a_person(engine: Engine) -> None:
     part = r["parts"][0]
     assert part["status"] == "unsettled" and r["action"] == "escalate to handler"
     assert "FAQ" in part["why"]
+
+
+@pytest.mark.parametrize("question", [
+    "Is the initial approval for occupational therapy good for six months?",   # the terms say four
+    "Are compression stockings covered at four pairs every six months?",      # the terms say two
+])
+def test_a_yes_or_no_about_a_figure_is_never_answered_by_another_figure_or_a_bare_yes(
+        engine: Engine, question: str) -> None:
+    part = _ask(engine, question)["parts"][0]
+    assert part["status"] == "unsettled", part
+    assert "yes or no about a figure" in part["why"]

@@ -112,7 +112,8 @@ def quantity_asked(label: str, aspect: str | None) -> str | None:
     found = [kind for kind, pattern in _ASKS if pattern.search(label)]
     if "count" in found and "duration" in found and re.search(r"\bhow many\b|\bnumber of\b", label, re.I):
         # "how many months" asks a duration; "how many sessions per year" a count
-        return "duration" if re.search(r"\bhow many (?:months|days|weeks|years|hours)\b", label, re.I) else "count"
+        return "duration" if re.search(r"\b(?:how many|number of) (?:months|days|weeks|years|hours)\b", label, re.I) \
+            else "count"
     if "count" in found and "duration" in found and not re.search(r"\bhow long\b|\bduration\b|\bwait\w*|\blength\b",
                                                                      label, re.I):
         # "doses in the first 8 weeks", "visits after 6 months": a count, a duration, nothing says which is

@@ -8,6 +8,7 @@ anything: a FAQ that disagrees with the answer is reported as a conflict and is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
@@ -212,6 +213,7 @@ def answer_part(
     readings: list[Settled] = []
     conditional: Settled | None = None
     deferred_yes: Settled | None = None
+    checking: Settled | None = None
     unnamed = _names_it_not(index, part, mask, precedence)
     for hit in hits:
         if hit.score < threshold or about[hit.clause_id] < SUBJECT_SHARE:
@@ -224,6 +226,9 @@ def answer_part(
         reading = read_passage(row.text, asking)
         if reading.settles == "answers" and _asks_more_than_whether(part, reading):
             deferred_yes = deferred_yes or Settled(hit, reading)
+            continue
+        if reading.settled and _checks_a_figure(part, reading, row.text):
+            checking = checking or Settled(hit, reading)
             continue
         if reading.settled:
             readings.append(Settled(hit, reading))
@@ -263,6 +268,13 @@ def answer_part(
         answer.unsettled_because = f"the passage states it only under a condition the question does not state{said} {cite(row)}"
         answer.condition = conditional.reading
         return answer, below
+    if checking is not None:
+        row = _row(index, checking.hit)
+        value = checking.reading.value
+        stated = value if value not in ("yes", "no") else ", ".join(v.value for v in _figures(row.text))
+        answer.unsettled_because = (f"the question asks yes or no about a figure and the passage states {stated}: "
+                                    f"whether that meets the question is for a person {cite(row)}")
+        return answer, below
     if deferred_yes is not None:
         said = "covered" if deferred_yes.reading.value == "yes" else "not covered"
         answer.unsettled_because = (f"the passage says whether it is {said} but states no value for what the "
@@ -274,6 +286,30 @@ def answer_part(
     else:
         answer.unsettled_because = "no passage above the threshold answers it"
     return answer, below
+
+
+_YES_OR_NO: Final = re.compile(r"(?:^|[.?!]\s+)(?:is|are|does|do|can|will|would|may|could|should|has|have)\b[^.?!]*$",
+                                re.IGNORECASE)
+
+
+def _figures(text: str) -> list[Any]:
+    """The quantities a text states, ages left out (an age is a circumstance the conditions weigh)."""
+    return [v for v in stated_values(text) if not v.is_age]
+
+
+def _checks_a_figure(part: QuestionPart, reading: Reading, passage: str) -> bool:
+    """A yes-or-no question is answered only by yes or no, and by a yes about a figure only where the
+    passage states none to weigh it against: "Is the initial approval good for 12 months?" is not
+    answered by "3 months", nor "Is one headgear every three months covered?" by a bare yes beside
+    the passage's own frequency. Comparing the two is left to a person."""
+    if not _YES_OR_NO.search(part.label) or asks_open(part.label) or reading.value is None:
+        return False
+    if reading.value not in ("yes", "no"):
+        return True
+    # a "no" the passage says outright stands; a "yes" beside the passage's own figures of that kind may
+    # be a yes for another figure
+    asked = {v.kind for v in _figures(part.label)}
+    return reading.value == "yes" and bool(asked) and any(v.kind in asked for v in _figures(passage))
 
 
 def _asks_more_than_whether(part: QuestionPart, reading: Reading) -> bool:
