@@ -56,6 +56,8 @@ documents:
              text: "Walking frames are reimbursed when a physiotherapist recommends them. Walking frame accessories such as baskets and trays are not reimbursed."}
           - {id: Q-TERMS.B-2024.A13, section: Injections, article: "13 Knee injections",
              text: "Hyaluronic knee injections are approved after an inadequate response to at least two (2) supervised physiotherapy programmes, each followed for at least six (6) weeks, or to a corticosteroid knee injection given at least three (3) months before."}
+          - {id: Q-TERMS.B-2024.A14, section: Supplies, article: "14 Orthopaedic shoes",
+             text: "Orthopaedic shoes are reimbursed up to EUR 120 per pair for insured persons under sixty (60) and up to EUR 200 per pair for insured persons aged 60 or over. From the age of fifty (50), one orthopaedic shoe assessment every two (2) years is reimbursed up to EUR 40."}
           - {id: Q-TERMS.B-2024.A9, section: Travel, article: "9 Care on holiday",
              text: "Urgent care needed during a holiday abroad of up to sixty (60) days is reimbursed. There is no cover for urgent care during a holiday longer than sixty days."}
   - id: Q-FAQ
@@ -246,3 +248,17 @@ def test_a_yes_or_no_about_a_figure_is_never_answered_by_another_figure_or_a_bar
     part = _ask(engine, question)["parts"][0]
     assert part["status"] == "unsettled", part
     assert "yes or no about a figure" in part["why"]
+
+
+def test_a_value_stated_per_the_thing_asked_is_told_from_another_item_s_amount(engine: Engine) -> None:
+    # "per pair" marks the shoes' amount; the assessment's EUR 40 also holds at seventy and sits beside
+    # the subject's words
+    r = _ask(engine, "How much is reimbursed per pair of orthopaedic shoes for an insured person aged 70?")
+    assert [v for _, v in _values(r).values()] == ["EUR 200"]
+    r = _ask(engine, "How much is reimbursed per pair of spectacle lenses for an insured person aged 65?")
+    assert [v for _, v in _values(r).values()] == ["EUR 90"]
+
+
+def test_a_number_after_a_reference_word_is_no_count() -> None:
+    assert stated_values("The benefit is extended as described in article 2 below.") == []
+    assert [v.value for v in stated_values("Up to 25 sessions are paid, see section 4 above.")] == ["25 sessions"]

@@ -34,6 +34,7 @@ from clauseguard.reading.stated import (
     circumstance_words,
     condition_of,
     denies,
+    number_of,
     paying_terms,
     phases,
     restricts,
@@ -192,11 +193,23 @@ def _value_score(v: Stated, asking: Asking) -> int:
 _ASKS_UNIT: Final = re.compile(r"\b(?:how many|number of)\s+(hour|day|week|month|year)s?\b|\bin\s+(hour|day|week|month|year)s\b", re.I)
 
 
+_PER_THING: Final = re.compile(r"\bper\s+(?!(?:\d|calendar|contract|policy|benefit|year|month|week|day|hour|night|"
+                               r"lifetime)\w*\b)([a-z]+)", re.I)
+
+
 def _unit_fits(v: Stated, asking: Asking) -> int:
     """1 for a duration in the unit the part names ("how many weeks must each agent have been tried"
-    is answered by "six (6) weeks", not by another requirement's "three (3) months")."""
+    is answered by "six (6) weeks", not by another requirement's "three (3) months"), or for a value
+    stated per the thing the part counts by ("how much per ear" is answered by "EUR 1,100 per ear",
+    not by a hearing test's "EUR 45")."""
     m = _ASKS_UNIT.search(asking.words)
-    return int(m is not None and v.kind == "duration" and v.unit == (m.group(1) or m.group(2)).lower())
+    if m is not None and v.kind == "duration" and v.unit == (m.group(1) or m.group(2)).lower():
+        return 1
+    def things(text: str) -> set[str]:  # "per ear", "per pair"; never a number ("per six months")
+        return stems(" ".join(w for w in _PER_THING.findall(text) if number_of(w) is None))
+
+    per = things(asking.question)
+    return int(bool(per) and bool(per & things(v.context)))
 
 
 _ASKS_FREQUENCY: Final = re.compile(r"\b(?:how often|how frequently|frequency|how many times|times per)\b", re.I)
