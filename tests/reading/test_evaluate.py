@@ -567,28 +567,26 @@ def test_a_dated_progress_note_with_measurable_gains_meets_the_progress_note_req
 # A requirement whose ways of being met include a treatment received: a request silent on all of them
 # is asked for the fact (unknown, named), never denied; a stated rival or denial still decides.
 CGM_TEXT = ("CGM is covered when the member has diabetes mellitus and meets at least one of the following: "
-            "the member is insulin-treated; or the member has a history of problematic hypoglycemia.")
+            "the member is treated with insulin; or the member has a history of severe hypoglycaemic episodes.")
 STEP_TEXT = ("Adalimumab is covered for rheumatoid arthritis after an inadequate response to one of the following: "
              "methotrexate, leflunomide.")
 
 
+def _covered_for(text: str, population: dict[str, Any], alternatives: list[dict[str, Any]]) -> Criteria:
+    """Covered when the population and any one of the alternatives hold, as policy-as-code."""
+    return criteria_from_json({"rules": [{"effect": "covered", "span": text[:-1], "when": {
+        "kind": "all", "children": [population, {"kind": "any", "children": alternatives}]}}]}, text)
+
+
 def _alternatives_requirement() -> list[Criteria]:
-    cgm = criteria_from_json({"rules": [{
-        "effect": "covered", "span": CGM_TEXT[:-1],
-        "when": {"kind": "all", "children": [
-            {"kind": "condition", "span": "diabetes mellitus", "concept": "diabetes mellitus"},
-            {"kind": "any", "children": [
-                {"kind": "treatment", "span": "insulin-treated", "therapy": "insulin", "statuses": ["treated"]},
-                {"kind": "condition", "span": "history of problematic hypoglycemia", "concept": "hypoglycemia",
-                 "history": True}]}]}}]}, CGM_TEXT)
-    step = criteria_from_json({"rules": [{
-        "effect": "covered", "span": STEP_TEXT[:-1],
-        "when": {"kind": "all", "children": [
-            {"kind": "condition", "span": "rheumatoid arthritis", "concept": "rheumatoid arthritis"},
-            {"kind": "any", "children": [
-                {"kind": "treatment", "span": "methotrexate", "therapy": "methotrexate", "statuses": ["failed"]},
-                {"kind": "treatment", "span": "leflunomide", "therapy": "leflunomide", "statuses": ["failed"]}]}]}}]},
-        STEP_TEXT)
+    cgm = _covered_for(CGM_TEXT, {"kind": "condition", "span": "diabetes mellitus", "concept": "diabetes mellitus"}, [
+        {"kind": "treatment", "span": "treated with insulin", "therapy": "insulin", "statuses": ["treated"]},
+        {"kind": "condition", "span": "history of severe hypoglycaemic episodes", "concept": "hypoglycemia",
+         "history": True}])
+    step = _covered_for(STEP_TEXT, {"kind": "condition", "span": "rheumatoid arthritis",
+                                    "concept": "rheumatoid arthritis"}, [
+        {"kind": "treatment", "span": therapy, "therapy": therapy, "statuses": ["failed"]}
+        for therapy in ("methotrexate", "leflunomide")])
     return [cgm, step]
 
 
