@@ -41,7 +41,7 @@ from clauseguard.reading.stated import (
     stated_values,
 )
 
-__all__ = ["Asking", "Reading", "Settles", "condition_met", "excludes", "quantity_asked", "read_passage", "sentences"]
+__all__ = ["YES_NO", "Asking", "Reading", "Settles", "condition_met", "excludes", "quantity_asked", "read_passage", "sentences"]
 
 _DEFERRAL: Final = re.compile(
     r"\b(?:fixed|set|stated|shown|specified|defined|laid down|given|determined|listed)\s+(?:out\s+)?"

@@ -15,7 +15,7 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
+from clauseguard.reading.extract import YES_NO, Asking, Reading, quantity_asked, read_passage
 from clauseguard.reading.stated import frames, number_of, stated_values
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
 from clauseguard.retrieval.parts import DOCUMENTS, asks_open, asks_whether, bare_subject, subject_words
@@ -288,8 +288,7 @@ def answer_part(
     return answer, below
 
 
-_YES_OR_NO: Final = re.compile(r"(?:^|[.?!]\s+)(?:is|are|does|do|can|will|would|may|could|should|has|have)\b[^.?!]*$",
-                                re.IGNORECASE)
+_SENTENCE_BREAK: Final = re.compile(r"[.?!]\s+")
 
 
 def _figures(text: str) -> list[Any]:
@@ -302,14 +301,15 @@ def _checks_a_figure(part: QuestionPart, reading: Reading, passage: str) -> bool
     passage states none to weigh it against: "Is the initial approval good for 12 months?" is not
     answered by "3 months", nor "Is one headgear every three months covered?" by a bare yes beside
     the passage's own frequency. Comparing the two is left to a person."""
-    if not _YES_OR_NO.search(part.label) or asks_open(part.label) or reading.value is None:
+    asked = _SENTENCE_BREAK.split(part.label.strip())[-1]  # "New start for migraine. Is the approval ...?"
+    if not YES_NO.match(asked) or asks_open(part.label) or reading.value is None:
         return False
     if reading.value not in ("yes", "no"):
         return True
     # a "no" the passage says outright stands; a "yes" beside the passage's own figures of that kind may
     # be a yes for another figure
-    asked = {v.kind for v in _figures(part.label)}
-    return reading.value == "yes" and bool(asked) and any(v.kind in asked for v in _figures(passage))
+    kinds = {v.kind for v in _figures(part.label)}
+    return reading.value == "yes" and bool(kinds) and any(v.kind in kinds for v in _figures(passage))
 
 
 def _asks_more_than_whether(part: QuestionPart, reading: Reading) -> bool:
