@@ -103,6 +103,19 @@ class _Reader:
         before = self.word_before(i)
         return before is not None and fold(before[0].text) in self.t.cues.titles
 
+    def dash_signoff(self, i: int, end: int) -> bool:
+        """The run follows a dash that opens a sentence or a line and closes its line (or is followed by
+        a comma and credentials): "Thanks. — Devorah", "\n- K. Tanaka, RN"."""
+        j = self.particles_before(i) - 1
+        if j < 0 or self.toks[j].text not in ("—", "–", "-", "--"):
+            return False
+        if j > 0 and not (self.toks[j - 1].text in _SENTENCE_END or "\n" in self.text[self.toks[j - 1].end:self.toks[j].start]):
+            return False
+        if end == len(self.toks) or "\n" in self.text[self.toks[end - 1].end:self.toks[end].start]:
+            return True
+        return self.toks[end].text == "," and end + 1 < len(self.toks) and \
+            fold(self.toks[end + 1].text) in self.t.cues.after_words
+
     def honorific_after(self, end: int) -> bool:
         """A form of address written after the name ("様", "さん", "씨", "님", "女士"), as its own token or
         joined to the name's last word (scripts without spaces)."""
@@ -360,6 +373,8 @@ class _Reader:
             return self.honorific_after(end) or self.beside_a_name(i, end) or self.subject_of_latin_verb(i, end)
         if any(w.other_script for w in words) and (len(words) >= 2 or self.beside_a_name(i, end)):
             return True  # "Ольга Петрова", "(Γεώργιος Παπαδόπουλος)": capitalised words of a cased script
+        if self.dash_signoff(i, end) and len(words) <= 3 and not any(w.all_caps for w in words):
+            return True  # "... split dose. — Dana Whitlock": a sign-off, whatever its words also mean
         if self.clinical_context(i, end, words):
             return False
         if len(words) <= 3 and all(self.word_kind(w) is None for w in words) and self.therapy_context(i, end):

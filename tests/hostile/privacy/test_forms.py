@@ -25,6 +25,10 @@ REDACTED = [
     ("氏名 山本 太郎 様 既往：糖尿病", "山本 太郎"),
     ("Registration: Jiwoo Park (박지우), 40M.", "박지우"),
     ("Пациентка Мария Иванова, 61 год.", "Мария Иванова"),
+    ("PID|1||556677^^^MRN||NAKAMURA^KENJI^R||19750202|M", "NAKAMURA^KENJI"),
+    ("NK1|1|OKONJO^AMARA|MTH|", "OKONJO^AMARA"),
+    ("NM1*IL*1*BRENNAN*SIOBHAN****MI*XK55120~", "BRENNAN*SIOBHAN"),
+    ("Please resend the prep sheet by post. — Carys Whitlow", "Carys Whitlow"),
 ]
 
 KEPT = [
@@ -39,6 +43,8 @@ KEPT = [
     ("既往：高血圧、心房細動。", "高血圧"),
     ("Назначен фуросемид 40 мг.", "фуросемид"),
     ("The annual cap: EUR 1,500 per calendar year.", "EUR 1,500"),
+    ("NM1*85*2*LAKESIDE ORTHOPAEDICS*****XX*~", "LAKESIDE ORTHOPAEDICS"),   # an organisation, not a person
+    ("Knee pain on stairs - better with rest.", "better with rest"),
 ]
 
 
