@@ -262,3 +262,10 @@ def test_a_value_stated_per_the_thing_asked_is_told_from_another_item_s_amount(e
 def test_a_number_after_a_reference_word_is_no_count() -> None:
     assert stated_values("The benefit is extended as described in article 2 below.") == []
     assert [v.value for v in stated_values("Up to 25 sessions are paid, see section 4 above.")] == ["25 sessions"]
+
+
+def test_a_number_that_names_a_category_is_no_figure_a_yes_must_be_weighed_against() -> None:
+    from clauseguard.search.parts import _figures
+
+    assert _figures("CGM is medically necessary for type 1 diabetes with fingerstick testing.") == []
+    assert [v.value for v in _figures("Stage 3 pressure ulcers: up to 2 dressings per day.")] == ["2 dressings"]
