@@ -7,7 +7,7 @@ word that is neither ordinary English nor clinical vocabulary is a name in a run
 in a name position (a sentence's subject before a verb, a sign-off line). Clinical terms are kept:
 eponyms before or ending in a clinical head word ("Crohn's disease", "Wilms tumor", "Epworth
 Sleepiness Scale"), acronyms, and products in a therapy context ("started Xarelto"). A word of a name
-found once is a name wherever it recurs (`later_mentions`). It never reads the corpus and never
+found once is a name wherever it recurs (name_mentions.py). It never reads the corpus and never
 looks at anything but the text given.
 """
 
@@ -18,13 +18,11 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Final
 
-import re2
-
-from clauseguard.privacy.name_tokens import DIGIT, TOKEN, Token, Tokens
+from clauseguard.privacy.name_signs import SENTENCE_END, Signs, before_honorifics
+from clauseguard.privacy.name_tokens import DIGIT, Token, Tokens
 from clauseguard.privacy.tables import NAME_STRONG, NAME_WEAK, Tables, fold, tables
 from clauseguard.text import STOP_WORDS
 
-_SENTENCE_END: Final = frozenset(".!?;:\n•*>")
 _OPENERS: Final = frozenset("([\"'“‘-–—")
 MAX_RUN: Final = 6  # words in one name
 
@@ -51,7 +49,7 @@ def _stem(word: str) -> str:
     return word.removesuffix("'s").removesuffix("’s")
 
 
-class _Reader:
+class _Reader(Signs):
     """One pass over one text's tokens."""
 
     def __init__(self, text: str, words: Tables) -> None:
@@ -75,7 +73,7 @@ class _Reader:
         if j < 0:
             return True
         prev = self.toks[j]
-        return prev.text in _SENTENCE_END or "\n" in self.text[prev.end:self.toks[i].start]
+        return prev.text in SENTENCE_END or "\n" in self.text[prev.end:self.toks[i].start]
 
     def word_before(self, i: int) -> tuple[Token, int] | None:
         """The word before token i and its index, skipping a colon, hash, period or dash ("Pt: ", "Dr. ")."""
@@ -87,62 +85,6 @@ class _Reader:
     def cue_before(self, i: int) -> bool:
         before = self.word_before(i)
         return before is not None and self.is_cue(*before) or self.closing_before(i)
-
-    def closing_before(self, i: int) -> bool:
-        """A message's closing word and a comma right before the run, the closing opening its line or
-        sentence ("Cheers, Tommo", "Kind regards,\nSolveig")."""
-        j = self.particles_before(i) - 1
-        if j < 1 or self.toks[j].text != "," or fold(self.toks[j - 1].text) not in self.t.cues.closings:
-            return False
-        k = j - 1
-        while k > 0 and self.toks[k - 1].is_word and fold(self.toks[k - 1].text) in self.t.cues.closing_openers:
-            k -= 1  # "Kind regards", "Many thanks", "All the best"
-        return self.sentence_initial(k)
-
-    def title_before(self, i: int) -> bool:
-        before = self.word_before(i)
-        return before is not None and fold(before[0].text) in self.t.cues.titles
-
-    def dash_signoff(self, i: int, end: int) -> bool:
-        """The run follows a dash that opens a sentence or a line and closes its line (or is followed by
-        a comma and credentials): "Thanks. — Devorah", "\n- K. Tanaka, RN"."""
-        j = self.particles_before(i) - 1
-        if j < 0 or self.toks[j].text not in ("—", "–", "-", "--"):
-            return False
-        if j > 0 and not (self.toks[j - 1].text in _SENTENCE_END or "\n" in self.text[self.toks[j - 1].end:self.toks[j].start]):
-            return False
-        if end == len(self.toks) or "\n" in self.text[self.toks[end - 1].end:self.toks[end].start]:
-            return True
-        return self.toks[end].text == "," and end + 1 < len(self.toks) and \
-            fold(self.toks[end + 1].text) in self.t.cues.after_words
-
-    def honorific_after(self, end: int) -> bool:
-        """A form of address written after the name ("様", "さん", "씨", "님", "女士"), as its own token or
-        joined to the name's last word (scripts without spaces)."""
-        last = self.toks[end - 1].text
-        if any(last.endswith(h) and len(last) > len(h) for h in self.t.cues.honorifics_after):
-            return True
-        return end < len(self.toks) and self._gap(end - 1, end) and self.toks[end].text in self.t.cues.honorifics_after
-
-    def subject_of_latin_verb(self, i: int, end: int) -> bool:
-        """An other-script run opening a sentence of a Latin-script text before a reporting verb
-        ("王伟 presented for review")."""
-        return self.sentence_initial(i) and end < len(self.toks) and not self.toks[end].other_script \
-            and fold(self.toks[end].text) in self.t.cues.reporting_verbs
-
-    def beside_a_name(self, i: int, end: int) -> bool:
-        """The run is the other-script form of a Latin-script name right before or after it, in brackets:
-        "Min-jun Kim (김민준)", "佐藤 結衣 (Sato Yui)"."""
-        if i >= 2 and self.toks[i - 1].text == "(":
-            before = next((a for a, b in self.run_list if b == i - 1), None)
-            if before is not None and not any(t.other_script for t in self.toks[before:i - 1]) \
-                    and self.is_name(before, i - 1):
-                return True
-        if end + 1 < len(self.toks) and self.toks[end].text == "(" and end + 1 in self.run_at:
-            after = self.run_at[end + 1]
-            if not any(t.other_script for t in self.toks[end + 1:after]) and self.is_name(end + 1, after):
-                return True
-        return False
 
     def relative_before(self, i: int) -> bool:
         before = self.word_before(i)
@@ -445,58 +387,4 @@ class _Reader:
 def find_names(text: str) -> list[tuple[int, int]]:
     """Character spans of the person names in `text`, in order."""
     reader = _Reader(text, tables())
-    return sorted({*reader.regions(), *_before_honorifics(reader)})
-
-
-MAX_NAME_BEFORE_HONORIFIC: Final = 4  # characters of a name written without spaces before its honorific
-
-
-def _before_honorifics(reader: _Reader) -> list[tuple[int, int]]:
-    """A name joined to the words after it in a script without spaces: the characters that open a word
-    and end at an honorific inside it ("佐々木様は来月より..." names 佐々木)."""
-    out = []
-    for k in range(len(reader.toks)):
-        tok = reader.toks[k]
-        if not tok.uncased:
-            continue
-        for h in reader.t.cues.honorifics_after:
-            at = tok.text.find(h)
-            if 0 < at <= MAX_NAME_BEFORE_HONORIFIC and at + len(h) < len(tok.text):
-                out.append((tok.start, tok.start + at))
-    return out
-
-
-MAX_MENTIONED: Final = 2_000  # distinct name words looked for again in one text
-
-
-def later_mentions(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Every other whole-word occurrence of a word of a name found in `text`, as written or in
-    capitals ("Mrs Wang Fang ... Wang understands", "HARDY ... Hardy"): a person named once is the
-    same person when the word recurs alone. Not where the word is clinical by its context
-    ("Dr Parkinson ... Parkinson's disease"). Linear: one RE2 alternation over the text."""
-    t = tables()
-    words: set[str] = set()
-    for start, end in names:
-        for m in TOKEN.finditer(text[start:end]):
-            word = _stem(m.group())
-            if len(word) < 2 or not word[0].isalpha() or word.islower() or word.isupper() and len(word) <= 2:
-                continue
-            if fold(word) in t.cues.before or fold(word) in STOP_WORDS:
-                continue
-            words.update({word, word.upper(), word[0] + word[1:].lower()})
-    if not words or len(words) > MAX_MENTIONED:
-        return []
-    pattern = re2.compile("|".join(re2.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))))
-    reader: _Reader | None = None
-    out: list[tuple[int, int]] = []
-    for m in pattern.finditer(text):
-        start, end = m.start(), m.end()
-        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "-'’"):
-            continue
-        if end < len(text) and (text[end].isalnum() or (text[end] == "-" and text[end + 1:end + 2].isalpha())):
-            continue
-        reader = reader or _Reader(text, t)
-        if reader.clinical_after(end):
-            continue
-        out.append((start, end))
-    return out
+    return sorted({*reader.regions(), *before_honorifics(reader.toks, reader.t)})

@@ -14,7 +14,8 @@ from threading import Lock
 from typing import Final
 
 from clauseguard.privacy.addresses import find_addresses
-from clauseguard.privacy.names import find_names, later_mentions
+from clauseguard.privacy.name_mentions import later_mentions
+from clauseguard.privacy.names import find_names
 from clauseguard.privacy.patterns import Region, find_identifiers, is_code
 from clauseguard.privacy.phones import find_phones
 from clauseguard.privacy.presidio_ids import find_presidio_ids
