@@ -567,7 +567,7 @@ def test_a_dated_progress_note_with_measurable_gains_meets_the_progress_note_req
 # A requirement whose ways of being met include a treatment received: a request silent on all of them
 # is asked for the fact (unknown, named), never denied; a stated rival or denial still decides.
 CGM_TEXT = ("CGM is covered when the member has diabetes mellitus and meets at least one of the following: "
-            "the member is treated with insulin; or the member has a history of severe hypoglycaemic episodes.")
+            "the member takes insulin; or the member has a history of severe hypoglycaemic episodes.")
 STEP_TEXT = ("Adalimumab is covered for rheumatoid arthritis after an inadequate response to one of the following: "
              "methotrexate, leflunomide.")
 
@@ -580,7 +580,7 @@ def _covered_for(text: str, population: dict[str, Any], alternatives: list[dict[
 
 def _alternatives_requirement() -> list[Criteria]:
     cgm = _covered_for(CGM_TEXT, {"kind": "condition", "span": "diabetes mellitus", "concept": "diabetes mellitus"}, [
-        {"kind": "treatment", "span": "treated with insulin", "therapy": "insulin", "statuses": ["treated"]},
+        {"kind": "treatment", "span": "takes insulin", "therapy": "insulin", "statuses": ["treated"]},
         {"kind": "condition", "span": "history of severe hypoglycaemic episodes", "concept": "hypoglycemia",
          "history": True}])
     step = _covered_for(STEP_TEXT, {"kind": "condition", "span": "rheumatoid arthritis",
