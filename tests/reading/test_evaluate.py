@@ -604,7 +604,7 @@ def test_a_requirement_met_by_a_treatment_that_the_request_is_silent_on_is_unkno
 def test_a_stated_way_of_meeting_it_or_a_stated_denial_still_decides() -> None:
     cgm, step = _alternatives_requirement()
     assert judge(cgm, "Type 2 diabetes mellitus on basal insulin.").outcome == "covered"
-    assert judge(cgm, "Type 2 diabetes mellitus. Never treated with insulin. No history of hypoglycemia.").outcome \
+    assert judge(cgm, "Type 2 diabetes mellitus. Has never used insulin. No history of hypoglycemia.").outcome \
         == "not_covered"
     assert judge(step, "Rheumatoid arthritis; inadequate response to methotrexate.").outcome == "covered"
     # conditions alone keep the design's rule: a listed comorbidity the request does not present is absent
