@@ -147,13 +147,3 @@ def test_a_part_whose_kind_is_unclear_takes_no_value() -> None:
     text = "Loading doses: two (2) injections over the first four (4) weeks, then one injection every eight (8) weeks."
     got = read_passage(text, ask("loading doses in the first four weeks"))
     assert got.value is None and not got.settled
-
-
-def test_a_count_of_other_things_is_no_answer_when_the_question_counts_something_named_elsewhere() -> None:
-    # the question names what it counts ("lubricant sachets") and the passage speaks of it only to say
-    # it is unchanged: the raised catheter count is not its answer
-    text = ("For members of the Plus plan the monthly quantity of sterile catheters is increased from three "
-            "hundred (300) to four hundred (400) per month. This amendment leaves the lubricant sachet quantity as it is.")
-    question = "How many lubricant sachets per month are allowed with the catheters?"
-    reading = read_passage(text, ask(question))
-    assert reading.value != "400 catheters", reading

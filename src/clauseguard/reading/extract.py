@@ -212,17 +212,6 @@ def _unit_fits(v: Stated, asking: Asking) -> int:
     return int(bool(per) and bool(per & things(v.context)))
 
 
-_COUNTED: Final = re.compile(r"\b(?:how many|number of)\s+((?:(?!per\b|are\b|is\b|can\b|may\b|will\b|do\b|does\b|of\b|"
-                             r"in\b|for\b|with\b|a\b|each\b|every\b)[a-z-]+\s*){1,5})", re.I)
-
-
-def _counted(question: str) -> str:
-    """The things a question counts ("how many individual sterile lubricant packets per month" ->
-    "individual sterile lubricant packets"), or "" when it names none ("how many per month")."""
-    m = _COUNTED.search(question)
-    return m.group(1).strip() if m else ""
-
-
 _ASKS_FREQUENCY: Final = re.compile(r"\b(?:how often|how frequently|frequency|how many times|times per)\b", re.I)
 
 
@@ -245,7 +234,6 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     usable: list[tuple[int, int, int, int, int, int, int, int, Stated]] = []
     pending: Stated | None = None
     own = stems(asking.item) - stems(" ".join(sorted(circumstance_words())))
-    counted = (stems(_counted(asking.question)) - stems(" ".join(sorted(circumstance_words())))) if not own else own
     wanted_phase = phases(asking.words)
     if own and not own & stems(text):
         return None  # the part asks about something this clause never names ("months of conservative therapy")
@@ -274,8 +262,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         if wanted_phase and (said := phases(v.piece)) and not said & wanted_phase:
             continue  # "continuation approval" is never answered by the initial approval's period
         named = int(bool(own & stems(v.piece)))
-        if v.kind == "count" and counted and not counted & stems(v.piece) and not counted & stems(v.unit) and \
-                any(counted & stems(s) for s in elsewhere(v.piece)):
+        if v.kind == "count" and own and not named and not own & stems(v.unit) and \
+                any(own & stems(s) for s in elsewhere(v.piece)):
             continue  # a count of other things, while the part's item is spoken of in another sentence ("the
             # rider raises the catheters to 250; it does not change the lubricant quantity")
         usable.append((specific, named, _unit_fits(v, asking), _bound_fits(v, asking), _value_score(v, asking),
