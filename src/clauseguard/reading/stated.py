@@ -69,10 +69,13 @@ _STOP_NOUN: Final = frozenset(
     "per a an the of in for to from on at by with within every each during and or is are be may will which that "
     "who whose than as under over after before below above".split()
 )
-# A number right after one of these is a reference ("article 2 below", "criteria 1 through 4"), not a count.
+# A number right after one of these is a reference ("article 2 below", "criteria 1 through 4") or names a
+# category ("type 1 diabetes"), not a count.
 _REFERENCE_BEFORE: Final = re.compile(
     r"\b(?:articles?|sections?|paragraphs?|clauses?|items?|criteri(?:on|a)|points?|annex|appendix|schedule|pages?|"
-    r"chapters?|parts?|lines?|rows?|tables?|steps?|§)\s*$", re.IGNORECASE)
+    r"chapters?|parts?|lines?|rows?|tables?|steps?|§)\s*$"
+    # ... or a name of a category ("type 1 diabetes", "stage 3 ulcers", "tier 2 drugs", "class IV")
+    r"|\b(?:type|grade|stage|class|level|tier|phase|category|gold|schedule)\s*$", re.IGNORECASE)
 _COUNT: Final = re.compile(
     rf"\b(?>{_NUM})\s+(?:\d+-[a-z]+\s+)?(?!(?:to|and|or|per|of|in|for|from|than|a|an|the)\b)"
     rf"(?P<noun>(?:[a-z][a-z-]*\s+){{0,3}}[a-z][a-z-]*)", re.IGNORECASE
@@ -250,7 +253,7 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
         if n is None or not kept or not free(m.start(), m.end()) or kept[-1].casefold() in _STOP_NOUN:
             continue
         if _REFERENCE_BEFORE.search(piece, max(0, m.start() - 14), m.start()):
-            continue  # "as described in article 2 below"
+            continue  # "as described in article 2 below", "type 1 diabetes"
         if re.fullmatch(r"(?:years?|months?|weeks?|days?|hours?|once|twice|times?)", kept[0], re.IGNORECASE) \
                 or any(_MEASURE.fullmatch(w) for w in kept):
             continue  # a duration, a frequency, or a measured quantity ("100 mg"), not a count of things

@@ -291,15 +291,9 @@ def answer_part(
 _SENTENCE_BREAK: Final = re.compile(r"[.?!]\s+")
 
 
-_CATEGORY_NUMBER: Final = re.compile(r"\b(?:type|grade|stage|class|level|tier|phase|step|category|gold|schedule)\s+"
-                                     r"(?P<n>[0-9]+|[ivx]+)\b", re.IGNORECASE)
-
-
 def _figures(text: str) -> list[Any]:
-    """The quantities a text states: ages left out (an age is a circumstance the conditions weigh), and
-    a number that names a category ("type 1 diabetes", "stage 3", "tier 2") is no count."""
-    labels = {float(m["n"]) for m in _CATEGORY_NUMBER.finditer(text) if m["n"].isdigit()}
-    return [v for v in stated_values(text) if not v.is_age and not (v.kind == "count" and v.number in labels)]
+    """The quantities a text states, ages left out (an age is a circumstance the conditions weigh)."""
+    return [v for v in stated_values(text) if not v.is_age]
 
 
 def _checks_a_figure(part: QuestionPart, reading: Reading, passage: str) -> bool:
