@@ -114,6 +114,20 @@ def test_codes_become_conditions_and_the_narrative_governs_a_conflict() -> None:
     assert any(f.kind == "discrepancy" for f in sheet.flags)
 
 
+@pytest.mark.parametrize(("code", "stated", "not_stated"), [
+    # a combination code states each condition its description names, beside the lexicon's family
+    ("E10.649", {"type 1 diabetes mellitus", "hypoglycemia"}, set()),
+    ("E11.641", {"type 2 diabetes mellitus", "hypoglycemia"}, set()),
+    # what follows "without" is not stated
+    ("E11.9", {"type 2 diabetes mellitus"}, {"hypoglycemia"}),
+])
+def test_a_combination_code_states_every_condition_its_description_names(code: str, stated: set[str],
+                                                                          not_stated: set[str]) -> None:
+    sheet = read_facts("", diagnosis_codes=[code])
+    present = {f.concept for f in sheet.facts if getattr(f, "source", "") == f"code:{code}" and f.status == "present"}
+    assert stated <= present and not (not_stated & present)
+
+
 def test_a_hedge_in_the_narrative_outweighs_a_bare_code() -> None:
     sheet = read_facts("Suspected rheumatoid arthritis, serology pending.", diagnosis_codes=["M06.9"])
     assert condition(sheet, "rheumatoid arthritis", "code").status == "unknown"

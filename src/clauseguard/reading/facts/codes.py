@@ -87,23 +87,33 @@ def _stated_part(description: str) -> str:
 
 def conditions_of_code(lexicon: Lexicon, code: str, vocabulary: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
     """The conditions a diagnosis code states, and whether the code is known at all: the lexicon's
-    families first, else the concepts its ICD-10-CM description (or its nearest ancestor's) names."""
+    families, and the concepts the code's own ICD-10-CM description names (a combination code states
+    both: E11.649 is type 2 diabetes *with hypoglycemia*); with no family, the concepts its description
+    or its nearest ancestor's names."""
     concepts = lexicon.conditions_for_code(code)
-    if concepts:
-        return concepts, True
     entry = icd_entry(code)
+    if concepts:
+        if entry is None:
+            return concepts, True
+        found = set(concepts) | set(_named_in(lexicon, entry[0], vocabulary))
+        return tuple(sorted(n for n in found if not any(o != n and lexicon.is_a(o, n) for o in found))), True
     if entry is None:
         return (), False
     description, ancestors = entry
     for text in (description, *ancestors):
-        stated = _stated_part(text)
-        found = [m.name for m in lexicon.find_concepts(stated) if lexicon.concepts[m.name].domain == "condition"]
-        lowered = stated.lower()
-        found += [v for v in vocabulary if re.search(rf"(?<![\w-]){re.escape(v.lower())}(?![\w-])", lowered)]
-        narrowest = {n for n in found if not any(o != n and lexicon.is_a(o, n) for o in found)}
+        narrowest = _named_in(lexicon, text, vocabulary)
         if narrowest:
-            return tuple(sorted(narrowest)), True
+            return narrowest, True
     return (), True
+
+
+def _named_in(lexicon: Lexicon, text: str, vocabulary: tuple[str, ...]) -> tuple[str, ...]:
+    """The narrowest condition concepts a code description states (the part before "without")."""
+    stated = _stated_part(text)
+    found = [m.name for m in lexicon.find_concepts(stated) if lexicon.concepts[m.name].domain == "condition"]
+    lowered = stated.lower()
+    found += [v for v in vocabulary if re.search(rf"(?<![\w-]){re.escape(v.lower())}(?![\w-])", lowered)]
+    return tuple(sorted({n for n in found if not any(o != n and lexicon.is_a(o, n) for o in found)}))
 
 
 def code_facts(note: Note, dx_codes: tuple[str, ...], px_codes: tuple[str, ...],
