@@ -25,6 +25,7 @@ from clauseguard.reading.evaluate import (
     k_or,
 )
 from clauseguard.reading.facts import read_facts, vocabulary_of
+from clauseguard.reading.references import References
 
 
 def compiled(text: str) -> Criteria:
@@ -323,6 +324,79 @@ def test_decide_reads_criteria_clauses_as_alternative_paths() -> None:
         facts = read_facts(narrative, (), ("A9276",))
         readings = [ClauseReading("C1", evaluate(t1, facts)), ClauseReading("C2", evaluate(t2, facts))]
         assert decide(readings, facts).outcome == expected, narrative
+
+
+GENERAL = ("Insulin pumps and their supplies are covered when the member (1) has diabetes and (2) completed a "
+           "structured diabetes education course.")
+NARROW = ("A tubeless patch pump is covered only when criteria (1) and (2) above are met and the member also has "
+          "hypoglycemia unawareness.")
+
+
+def _pump_trees() -> list[tuple[str, Criteria]]:
+    general = criteria_from_json({"rules": [{"effect": "covered", "span": GENERAL,
+        "subject": {"kind": "service", "span": "Insulin pumps and their supplies", "concept": "insulin pump",
+                    "codes": ["E0784", "A9274"]},
+        "when": {"kind": "all", "children": [
+            {"kind": "condition", "span": "has diabetes", "concept": "diabetes mellitus", "mark": "1"},
+            {"kind": "treatment", "span": "completed a structured diabetes education course",
+             "therapy": "diabetes self-management education", "statuses": ["treated"], "mark": "2"}]}}]}, GENERAL)
+    narrow = criteria_from_json({"rules": [{"effect": "covered", "span": NARROW,
+        "subject": {"kind": "service", "span": "A tubeless patch pump", "concept": "tubeless patch pump",
+                    "codes": ["A9274"]},
+        "when": {"kind": "all", "children": [
+            {"kind": "ref", "span": "criteria (1) and (2) above", "labels": ["1", "2"], "clause": "G"},
+            {"kind": "condition", "span": "hypoglycemia unawareness", "concept": "hypoglycemia unawareness"}]}}]},
+        NARROW)
+    return [("G", general), ("N", narrow)]
+
+
+@pytest.mark.parametrize(("code", "narrative", "expected"), [
+    # the narrower clause restates the general one by reference and adds to it: for its own code the
+    # general clause's "covered" is not the answer
+    ("A9274", "Type 1 diabetes. Completed a structured diabetes education course.", "undecided"),
+    ("A9274", "Type 1 diabetes. Completed a structured diabetes education course. Denies hypoglycemia unawareness.",
+     "not_covered"),
+    ("A9274", "Type 1 diabetes. Completed a structured diabetes education course. Hypoglycemia unawareness.",
+     "covered"),
+    # for a code only the general clause names, it decides as before
+    ("E0784", "Type 1 diabetes. Completed a structured diabetes education course.", "covered"),
+])
+def test_a_clause_restated_by_a_narrower_one_does_not_cover_its_service_alone(code: str, narrative: str,
+                                                                                expected: str) -> None:
+    trees = _pump_trees()
+    refs = References.of(trees)
+    facts = read_facts(narrative, (), (code,), vocabulary=vocabulary_of([t for _, t in trees]))
+    readings = [ClauseReading(cid, evaluate(t, facts, references=refs, here=cid)) for cid, t in trees]
+    assert decide(readings, facts).outcome == expected
+
+
+SENSOR = ("Sensors are covered for a member who (1) has diabetes and (2) is treated with insulin.")
+SENSOR_LIMIT = ("Up to three sensor boxes every ninety days are allowed when criteria (1)-(2) above are met.")
+
+
+def test_a_reference_carries_the_population_of_the_criteria_it_names() -> None:
+    """A limit that restates another clause's criteria by reference decides only for that clause's
+    population: hedged diabetes with insulin stated absent is a missing diagnosis, not a denial."""
+    sensor = criteria_from_json({"rules": [{"effect": "covered", "span": SENSOR,
+        "subject": {"kind": "service", "span": "Sensors", "concept": "continuous glucose monitoring", "codes": ["A9276"]},
+        "population": {"kind": "condition", "span": "has diabetes", "concept": "diabetes mellitus", "mark": "1"},
+        "when": {"kind": "treatment", "span": "is treated with insulin", "therapy": "insulin", "statuses": ["treated"],
+                 "mark": "2"}}]}, SENSOR)
+    limit = criteria_from_json({"rules": [{"effect": "limit", "span": SENSOR_LIMIT,
+        "subject": {"kind": "service", "span": "sensor boxes", "concept": "continuous glucose monitoring",
+                    "codes": ["A9276"]},
+        "trigger": {"kind": "service", "span": "sensor boxes", "concept": "continuous glucose monitoring",
+                    "codes": ["A9276"]},
+        "when": {"kind": "all", "children": [
+            {"kind": "count", "span": "Up to three sensor boxes every ninety days", "item": "sensor boxes",
+             "comparator": "<=", "value": 3, "per": {"length": 90, "unit": "day"}},
+            {"kind": "ref", "span": "criteria (1)-(2) above", "labels": ["1", "2"], "clause": "S"}]}}]}, SENSOR_LIMIT)
+    trees = [("S", sensor), ("L", limit)]
+    refs = References.of(trees)
+    facts = read_facts("Possible diabetes, awaiting a repeat A1c to confirm. Never on insulin.", (), ("A9276",),
+                       vocabulary=vocabulary_of([t for _, t in trees]))
+    readings = [ClauseReading(cid, evaluate(t, facts, references=refs, here=cid)) for cid, t in trees]
+    assert decide(readings, facts).outcome == "undecided"
 
 
 def test_evaluation_is_deterministic() -> None:

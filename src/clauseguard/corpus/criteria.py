@@ -497,6 +497,22 @@ def iter_atoms(node: Node | None) -> Iterator[Atom]:
         yield node
 
 
+def iter_refs(node: Node | None) -> Iterator[Ref]:
+    """The cross-references of a node, in document order."""
+    if node is None:
+        return
+    if isinstance(node, Ref):
+        yield node
+    elif isinstance(node, AllOf | AnyOf | AtLeast):
+        for child in node.children:
+            yield from iter_refs(child)
+    elif isinstance(node, Not):
+        yield from iter_refs(node.child)
+    elif isinstance(node, Waiver | Routing):
+        yield from iter_refs(node.body)
+        yield from iter_refs(node.condition)
+
+
 def rule_atoms(rule: Rule) -> Iterator[Atom]:
     if rule.subject is not None:
         yield rule.subject

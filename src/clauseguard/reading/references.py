@@ -20,24 +20,32 @@ from clauseguard.text import content_words
 def marks_in(criteria: Criteria) -> dict[str, Node]:
     """Every marked node of a clause's criteria ("1", "b", "iii"), first occurrence wins."""
     found: dict[str, Node] = {}
-
-    def walk(node: Node | None) -> None:
-        if node is None:
-            return
-        mark = getattr(node, "mark", None)
-        if mark:
-            found.setdefault(mark.lower(), node)
-        for child in getattr(node, "children", ()) or ():
-            walk(child)
-        for name in ("child", "body", "condition"):
-            walk(getattr(node, name, None))
-
     for rule in criteria.rules:
         for part in (rule.population, rule.trigger, rule.when):
-            walk(part)
+            _marks_under(part, found)
     for node in criteria.referenced:
-        walk(node)
+        _marks_under(node, found)
     return found
+
+
+def _marks_under(node: Node | None, found: dict[str, Node]) -> None:
+    if node is None:
+        return
+    mark = getattr(node, "mark", None)
+    if mark:
+        found.setdefault(mark.lower(), node)
+    for child in getattr(node, "children", ()) or ():
+        _marks_under(child, found)
+    for name in ("child", "body", "condition"):
+        _marks_under(getattr(node, name, None), found)
+
+
+def population_marks(criteria: Criteria) -> set[str]:
+    """The marks of the nodes that name a rule's population ("(1) The beneficiary has diabetes")."""
+    found: dict[str, Node] = {}
+    for rule in criteria.rules:
+        _marks_under(rule.population, found)
+    return set(found)
 
 
 @dataclass
@@ -47,6 +55,7 @@ class References:
     marks: dict[str, dict[str, Node]] = field(default_factory=dict)  # clause id -> mark -> node
     covering: list[tuple[str, Rule]] = field(default_factory=list)  # (clause id, a rule that covers)
     order: list[str] = field(default_factory=list)  # clause ids in document order
+    population_marks: dict[str, set[str]] = field(default_factory=dict)  # clause id -> marks of its populations
 
     @classmethod
     def of(cls, compiled: Iterable[tuple[str, Criteria]]) -> References:
@@ -54,6 +63,7 @@ class References:
         for clause_id, criteria in compiled:
             refs.order.append(clause_id)
             refs.marks[clause_id] = marks_in(criteria)
+            refs.population_marks[clause_id] = population_marks(criteria)
             refs.covering.extend((clause_id, r) for r in criteria.rules if r.effect == "covered" and r.subject is not None)
         return refs
 
@@ -66,14 +76,32 @@ class References:
         labels = [label.lower() for label in ref.labels]
         if not labels:
             return None, "a reference that names no criterion"
+        clause_id = self._holder(ref, here)
+        if clause_id is None:
+            return None, f"criteria {', '.join(ref.labels)} named by the reference are in no governing clause"
+        marks = self.marks.get(clause_id, {})
+        nodes = [_renamed(marks[label], clause_id) for label in labels]
+        node = nodes[0] if len(nodes) == 1 else AllOf(tuple(nodes))
+        return node, f"criteria {', '.join(ref.labels)} of {clause_id}"
+
+    def populations(self, ref: Ref, here: str) -> list[Node]:
+        """The populations among the criteria a reference names ("criteria (1)-(4)" where (1) is "has
+        diabetes"): a clause decides only for the population it names, also where another restates it."""
+        clause_id = None if ref.service is not None else self._holder(ref, here)
+        if clause_id is None:
+            return []
+        wanted = self.population_marks.get(clause_id, set())
+        marks = self.marks.get(clause_id, {})
+        return [_renamed(marks[label.lower()], clause_id) for label in ref.labels if label.lower() in wanted]
+
+    def _holder(self, ref: Ref, here: str) -> str | None:
+        """The clause holding every mark a reference names: its own clause, else the nearest before it."""
+        labels = [label.lower() for label in ref.labels]
         candidates = [ref.clause] if ref.clause else [here, *reversed(self.order[:self.order.index(here)] if here in self.order else [])]
         for clause_id in candidates:
-            marks = self.marks.get(clause_id or "", {})
-            if all(label in marks for label in labels):
-                nodes = [_renamed(marks[label], clause_id or here) for label in labels]
-                node = nodes[0] if len(nodes) == 1 else AllOf(tuple(nodes))
-                return node, f"criteria {', '.join(ref.labels)} of {clause_id}"
-        return None, f"criteria {', '.join(ref.labels)} named by the reference are in no governing clause"
+            if labels and all(label in self.marks.get(clause_id or "", {}) for label in labels):
+                return clause_id or here
+        return None
 
     def _covering(self, service: str, here: str) -> tuple[Node | None, str]:
         """"for whom the pump itself is covered": the requirements of the rules covering it."""

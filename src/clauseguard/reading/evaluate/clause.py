@@ -20,6 +20,7 @@ from clauseguard.corpus.criteria import (
     Rule,
     Service,
     iter_atoms,
+    iter_refs,
 )
 from clauseguard.reading.amend import Override
 from clauseguard.reading.evaluate.kleene import MET, NOT_MET, UNKNOWN, Value, _Judged, k_or
@@ -118,7 +119,8 @@ class _Evaluator(TreeJudge):
 
     def _rule(self, rule: Rule) -> RuleResult:
         result = self._rule_outcome(rule)
-        return RuleResult(**{**result.__dict__, "role": rule_role(rule)})
+        narrows = tuple(dict.fromkeys(r.clause for r in iter_refs(rule.when) if r.clause and r.clause != self.here))
+        return RuleResult(**{**result.__dict__, "role": rule_role(rule), "narrows": narrows})
 
     def _rule_outcome(self, rule: Rule) -> RuleResult:
         subject = self._subject_match(rule.subject) if rule.subject is not None else MET

@@ -93,7 +93,12 @@ def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_questio
         if limit_ok:
             return Decision("covered", ids(limit_ok), (), tuple(unreadable),
                             reasons=("the limitation decides the quantity question",))
-    covered = pick("criteria", "covered")
+    # a clause whose criteria another clause restates by reference and adds to, for the requested service
+    # ("special-feature monitors are covered when the basic criteria are met and ..."), does not cover that
+    # service on its own: the narrower clause decides it
+    narrowed = {n for c, r in rules if r.role == "criteria" and r.subject == MET and r.outcome != "not_applicable"
+                for n in r.narrows if n != c}
+    covered = [(c, r) for c, r in pick("criteria", "covered") if c not in narrowed]
     failed = pick("criteria", "not_covered")
     open_ = pick("criteria", "undecided") + pick("exclusion", "undecided")
     # criteria clauses are alternative paths to coverage: one that covers decides (true OR unknown is

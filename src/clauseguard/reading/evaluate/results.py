@@ -50,6 +50,9 @@ class RuleResult:
     reasons: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
     role: RuleRole = "criteria"
+    # other clauses whose criteria this rule restates by reference ("when the basic criteria of ... are met
+    # and ..."): for its own subject it is the narrower path, and they do not cover that subject alone
+    narrows: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,11 @@ class TreeJudge(ConditionReader, QuantityReader, TherapyReader, DocumentReader, 
             target, where = self.references.resolve(node, self.here)
             if target is None:
                 return _Judged(UNKNOWN, [where])
+            for population in self.references.populations(node, self.here):
+                judged = self._judge(population, "population", waived)
+                if judged.value == UNKNOWN:
+                    # the population the named criteria are for is not established: no decision either way
+                    return _Judged(UNKNOWN, judged.missing)
             # what a reference names is required where it is defined, whatever words surround it
             return self._judge(target, "requirement", waived)
         if isinstance(node, Not):
