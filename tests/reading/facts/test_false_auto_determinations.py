@@ -109,6 +109,11 @@ def test_a_denial_of_one_drug_is_no_denial_of_its_class() -> None:
     "for three months.",
     "Type 1 diabetes. Diabetes self-management education completed. Requesting authorization for multiple daily "
     "injections for three months.",
+    # the passive future: what someone will be put on or given has not been received either
+    "Type 1 diabetes. Diabetes self-management education completed. He will be started on multiple daily "
+    "injections for three months.",
+    "Type 1 diabetes. Diabetes self-management education completed. Multiple daily injections for three months "
+    "will be tried.",
 ])
 def test_a_planned_or_requested_treatment_has_not_been_received(narrative: str) -> None:
     assert judge(PUMP, narrative).outcome != "covered"
@@ -132,3 +137,21 @@ CGM = criteria_from_json({"rules": [{"effect": "covered", "span": CGM_TEXT, "whe
 def test_an_exception_stated_and_denied_in_one_note_waives_nothing(narrative: str) -> None:
     """Two statements of one fact that disagree are a conflict: unknown, never the one that covers."""
     assert judge(CGM, narrative).outcome == "undecided"
+
+
+TRAINING_TEXT = "A home meter is covered for diabetes when the clinician attests that the member was taught to use it"
+TRAINING = tree(TRAINING_TEXT, {"kind": "documentation", "span": "the clinician attests that the member was taught to use it",
+                                "item": "device training"},
+                {"kind": "condition", "span": "diabetes", "concept": "diabetes mellitus"})
+
+
+@pytest.mark.parametrize("narrative, outcome", [
+    # a spaced dash sets off a new clause: the "without" before it negates nothing after it
+    ("Type 2 diabetes. She tested her own sugar without prompting - we are confident she can use the device.",
+     "covered"),
+    ("Type 2 diabetes. Meter teaching is booked for next week; she will be trained then.", "undecided"),
+    ("Type 2 diabetes. Nothing in the referral says whether she was trained on the meter.", "undecided"),
+    ("Type 2 diabetes. Not trained on the meter yet.", "not_covered"),
+])
+def test_device_teaching_is_read_with_its_status(narrative: str, outcome: str) -> None:
+    assert judge(TRAINING, narrative).outcome == outcome

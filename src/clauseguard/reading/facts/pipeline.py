@@ -299,6 +299,14 @@ def _phrase_scope(target: Span, modifier: Span, between: Span) -> bool:
     return len(words) <= _CLAUSE_REACH and not any(t.text in (";", ".") or t.i in mentions for t in words)
 
 
+def _set_off_dash(token: Any) -> bool:
+    """A dash with space on both sides ("without help - I'm satisfied ...") sets off a clause as a comma
+    does; a hyphen inside a word ("non-insulin", "mod-severe") does not."""
+    if token.text not in ("-", "–", "—", "--") or not token.whitespace_ or token.i == 0:
+        return False
+    return bool(token.doc[token.i - 1].whitespace_)
+
+
 def _list_scope(target: Span, between: Span, openers: frozenset[str], piece_words: int | None,
                 glue: frozenset[str], enders: frozenset[str]) -> bool:
     """A forward cue reaches a mention while what lies between is the list it governs; a later item
@@ -316,7 +324,7 @@ def _list_scope(target: Span, between: Span, openers: frozenset[str], piece_word
     for i, token in enumerate(tokens):
         if token.text == ";":
             return False
-        if token.text == ",":
+        if token.text == "," or _set_off_dash(token):
             pieces.append([])
             continue
         if token.lower_ in _JOINERS and i + 1 < len(tokens) and tokens[i + 1].lower_ in openers:
