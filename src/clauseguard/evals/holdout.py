@@ -149,6 +149,17 @@ def _criteria_counts(answers: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return dict(sorted(found.items()))
 
 
+def _missing_counts(answers: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The facts the missed determinations named as missing, counted by the criterion's label (the
+    criteria's words, never a case's): where the fact reader falls short."""
+    found: Counter[str] = Counter()
+    for answer in answers:
+        for label in dict.fromkeys(str(c.get("criterion")) for c in answer.get("criteria") or ()
+                                   if c.get("result") == "unknown" and c.get("role") != "exception"):
+            found[label] += 1
+    return dict(found.most_common())
+
+
 _SEARCH_PROBLEMS: Final = ("status", "applicable_version", "action", "missing from sources", "must-exclude in sources",
                             "answer does not give the reason", "wrong value", "value missing")
 
@@ -210,6 +221,10 @@ def run_part(root: Path, part: Part) -> dict[str, Any]:
         criteria = _criteria_counts(fad)
         if criteria:
             out["failures"]["false_auto_determine_criteria"] = criteria
+        missed = _missing_counts([answers.get(str(r.get("case_id")), {}) for r in doc.get("per_case", ())
+                                  if r.get("kind") == "determination" and not r.get("passed")])
+        if missed:
+            out["failures"]["missing_facts"] = missed
     for name, scorer in _extra_scorers():
         found = scorer(root, part)
         if found is not None:
