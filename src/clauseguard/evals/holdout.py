@@ -233,8 +233,14 @@ def run_part(root: Path, part: Part) -> dict[str, Any]:
 
 
 def run_half(manifest: Manifest, half: str, root: Path) -> dict[str, Any]:
+    specs = manifest.halves.get(half, ())
     with throwaway_home():
-        parts = [run_part(root, p) for p in manifest.halves.get(half, ())]
+        parts = [run_part(root, p) for p in specs]
+    labels = Counter(p["corpus"] for p in parts)
+    for spec, part in zip(specs, parts, strict=True):
+        if labels[part["corpus"]] > 1 and spec.cases:
+            # one corpus under two case files: each part keeps its own baseline (named by its file, never a case)
+            part["corpus"] = f"{part['corpus']} + {spec.cases[0]}"
     return {"suite": manifest.name, "half": half, "parts": parts}
 
 
