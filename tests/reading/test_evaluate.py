@@ -399,6 +399,50 @@ def test_a_reference_carries_the_population_of_the_criteria_it_names() -> None:
     assert decide(readings, facts).outcome == "undecided"
 
 
+LANCET_LIMIT = "Up to one hundred lancets every quarter (three months) are covered."
+LANCET_BEYOND = ("More than one hundred lancets every three months are covered only when the prescriber documents a "
+                 "visit within the last six months that found the extra testing needed.")
+
+
+def _lancet_trees() -> list[tuple[str, Criteria]]:
+    subject = {"kind": "service", "span": "lancets", "concept": "lancets", "codes": ["A4259"]}
+    limit = criteria_from_json({"rules": [{"effect": "limit", "span": LANCET_LIMIT, "subject": subject,
+        "trigger": subject, "when": {"kind": "count", "span": "Up to one hundred lancets every quarter (three months)",
+                                     "item": "lancets", "comparator": "<=", "value": 100,
+                                     "per": {"length": 3, "unit": "month"}}}]}, LANCET_LIMIT)
+    beyond = criteria_from_json({"rules": [{"effect": "covered", "span": LANCET_BEYOND,
+        "subject": {**subject, "span": "lancets"},
+        "trigger": {"kind": "count", "span": "More than one hundred lancets every three months", "item": "lancets",
+                    "comparator": ">", "value": 100, "per": {"length": 3, "unit": "month"}},
+        "when": {"kind": "event", "span": "a visit within the last six months that found the extra testing needed",
+                 "item": "visit", "within": {"length": 6, "unit": "month"}}}]}, LANCET_BEYOND)
+    return [("L", limit), ("B", beyond)]
+
+
+@pytest.mark.parametrize(("narrative", "expected"), [
+    # "per 90 days" is the policy's "every three months"; a second amount shares the period written after it
+    ("Rx: test four times a day, #400 strips and #400 lancets per 90 days.", "undecided"),
+    ("Rx: #400 lancets per 90 days. Office visit two months ago found the extra testing needed.", "covered"),
+    ("Rx: #400 lancets per 90 days. Office visit eleven months ago; none since.", "not_covered"),
+    ("Rx: #100 strips and #100 lancets per 90 days.", "covered"),
+])
+def test_the_conditions_for_exceeding_a_limit_decide_a_request_beyond_it(narrative: str, expected: str) -> None:
+    trees = _lancet_trees()
+    refs = References.of(trees)
+    facts = read_facts(narrative, (), ("A4259",), vocabulary=vocabulary_of([t for _, t in trees]))
+    readings = [ClauseReading(cid, evaluate(t, facts, references=refs, here=cid)) for cid, t in trees]
+    assert decide(readings, facts, quantity_question=True).outcome == expected
+
+
+def test_a_supply_is_counted_under_the_name_the_criteria_give_it() -> None:
+    text = "Up to three hundred test strips every three months are covered."
+    criteria = criteria_from_json({"rules": [{"effect": "covered", "span": text, "when": {
+        "kind": "count", "span": "Up to three hundred test strips every three months", "item": "test strips",
+        "comparator": "<=", "value": 300, "per": {"length": 3, "unit": "month"}}}]}, text)
+    assert judge(criteria, "Qty: 250 strips / 3 months, checks three times a day.").outcome == "covered"
+    assert judge(criteria, "Qty: 450 strips / 3 months, checks five times a day.").outcome == "not_covered"
+
+
 def test_evaluation_is_deterministic() -> None:
     narrative = "Type 1 diabetes. HbA1c 8.2 percent. Performs five blood glucose checks per day."
     assert judge(PUMP, narrative, ("E10.9",)) == judge(PUMP, narrative, ("E10.9",))

@@ -120,7 +120,8 @@ class _Evaluator(TreeJudge):
     def _rule(self, rule: Rule) -> RuleResult:
         result = self._rule_outcome(rule)
         narrows = tuple(dict.fromkeys(r.clause for r in iter_refs(rule.when) if r.clause and r.clause != self.here))
-        return RuleResult(**{**result.__dict__, "role": rule_role(rule), "narrows": narrows})
+        beyond = any(isinstance(a, Count) and a.comparator in (">", ">=") for a in iter_atoms(rule.trigger))
+        return RuleResult(**{**result.__dict__, "role": rule_role(rule), "narrows": narrows, "beyond": beyond})
 
     def _rule_outcome(self, rule: Rule) -> RuleResult:
         subject = self._subject_match(rule.subject) if rule.subject is not None else MET

@@ -84,8 +84,18 @@ def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_questio
     limit_open = pick("limit", "undecided")
     triggered = any(r.trigger == MET for _, r in rules if r.role == "limit")
     if limit_hits:
-        return Decision("not_covered", ids(limit_hits), (), tuple(unreadable),
-                        reasons=("a limitation the request exceeds decides",))
+        # what a policy allows beyond its limit, and on what conditions, decides a request beyond it
+        beyond = [(c, r) for c, r in rules if r.effect == "covered" and r.beyond and r.trigger == MET]
+        allowed = [(c, r) for c, r in beyond if r.outcome == "covered"]
+        open_beyond = [(c, r) for c, r in beyond if r.outcome == "undecided"]
+        if open_beyond:
+            return Decision("undecided", ids(open_beyond), missing(open_beyond), tuple(unreadable),
+                            reasons=("the conditions for exceeding the limitation cannot be checked",))
+        if allowed:
+            return Decision("covered", ids(allowed), (), tuple(unreadable),
+                            reasons=("the conditions for exceeding the limitation are met",))
+        return Decision("not_covered", ids(limit_hits + [r for r in beyond if r[1].outcome == "not_covered"]), (),
+                        tuple(unreadable), reasons=("a limitation the request exceeds decides",))
     if quantity_question or triggered:
         if limit_open:
             return Decision("undecided", ids(limit_open), missing(limit_open), tuple(unreadable),

@@ -53,6 +53,9 @@ class RuleResult:
     # other clauses whose criteria this rule restates by reference ("when the basic criteria of ... are met
     # and ..."): for its own subject it is the narrower path, and they do not cover that subject alone
     narrows: tuple[str, ...] = ()
+    # the rule's occasion is a quantity beyond a bound ("more than 100 strips every 3 months are covered
+    # when ..."): the conditions for exceeding a limit, which decide a request that exceeds it
+    beyond: bool = False
 
 
 @dataclass(frozen=True)

@@ -167,10 +167,13 @@ def quantity_facts(note: Note, pipeline: Pipeline, mentions: list[Mention], voca
     out: list[QuantityFact] = []
     lex = note.lexicon
     N = note.number_re
+    # the period may follow a second amount joined to the first ("#100 strips and #100 lancets per 90 days"):
+    # it is read in a lookahead, so the second amount is found again on its own
     pattern = note.rules_derived("facts.quantity-pattern", lambda n: re.compile(
         rf"(?<![\w-])#?(?P<n>{n.number_re})\s*(?P<item>(?:[a-z][a-z\-]*\s+){{0,3}}?[a-z][a-z\-]*?s?)\s*"
+        rf"(?=(?:(?:,|and|&|\+)\s*#?(?:{n.number_re})\s*(?:[a-z][a-z\-]*\s+){{0,3}}?[a-z][a-z\-]*?s?\s*)?"
         rf"(?:for|per|in|over|during|within|every|/|a)\s*(?:a|an|one|each|the|every)?\s*"
-        rf"(?P<p>(?:{n.number_re})?[\s-]*(?:{n.time_re}|d)(?:\s+(?:period|window|interval))?)(?![\w])", re.I))
+        rf"(?P<p>(?:{n.number_re})?[\s-]*(?:{n.time_re}|d)(?:\s+(?:period|window|interval))?)(?![\w]))", re.I))
     concepts = [m for m in mentions if m.kind in ("condition", "therapy", "service")]
     countable = note.tables.generic | note.tables.supplies
     for m in pattern.finditer(note.clean):
@@ -195,10 +198,16 @@ def quantity_facts(note: Note, pipeline: Pipeline, mentions: list[Mention], voca
         supplies = note.tables.supplies
         if not re.search(r"\d|" + N, m.group("p"), re.I) and head not in supplies and singular not in supplies:
             continue  # "4 tests per day" is how often, not how much is billed: only a supply is billed "a month"
-        assertion, _ = value_assertion(note, pipeline, m.start(), m.end(), "quantity")
+        assertion, _ = value_assertion(note, pipeline, m.start(), m.end("p"), "quantity")
         if assertion in ("negated", "not_documented", "family", "possible"):
             continue
-        out.append(QuantityFact(concept or singular, value, period, note.span(m.start(), m.end()),
+        if concept is None:
+            # "300 strips / 3 months" against criteria that count "test strips": the criteria's own name for the
+            # thing, the term of theirs that ends in this word (the shortest, when the others only narrow it:
+            # "test strips", "blood glucose test strips"; none when they name different things)
+            named = sorted((normalise(v) for v in vocabulary if normalise(v).split()[-1] in (head, singular)), key=len)
+            concept = named[0] if named and all(n.endswith(" " + named[0]) or n == named[0] for n in named) else None
+        out.append(QuantityFact(concept or singular, value, period, note.span(m.start(), m.end("p")),
                                 assertion="planned" if assertion == "planned" else "affirmed"))
     return out
 
