@@ -239,7 +239,8 @@ def read(
     # field) asks for coverage, so the criteria decide; a limit it exceeds still decides on its own.
     quantity = aspect_of(req.question) == "limit" or any(
         q.source == "narrative" and q.assertion == "affirmed" for q in facts.of(QuantityFact))
-    decision = decide_clauses(readings, facts, quantity_question=quantity, lexicon=lexicon)
+    decision = decide_clauses(readings, facts, quantity_question=quantity, lexicon=lexicon,
+                              amount_asked=_names_a_number(req.question, lexicon))
     for g in res.faqs:
         result = compiled[g.clause.id]
         if isinstance(result, Criteria):
@@ -524,3 +525,10 @@ def _excluded(corpus: Corpus, index: RetrievalIndex, req: DeterminationRequest, 
                         reason=elig.reason(h.clause_id) or "not eligible")
         for h in hits
     ]
+
+
+def _names_a_number(question: str, lexicon: Lexicon) -> bool:
+    """Whether the question names an amount ("Are 400 strips per 90 days covered?"): then a limit it would be
+    held to is never set aside for want of a stated amount (any figure counts, so the test errs towards asking)."""
+    words = lexicon.number_words()
+    return any(c.isdigit() for c in question) or any(w in words for w in re.findall(r"[a-z]+", question.lower()))

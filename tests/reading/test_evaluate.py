@@ -443,6 +443,19 @@ def test_a_supply_is_counted_under_the_name_the_criteria_give_it() -> None:
     assert judge(criteria, "Qty: 450 strips / 3 months, checks five times a day.").outcome == "not_covered"
 
 
+def test_a_limit_with_no_stated_amount_is_left_to_billing_on_a_coverage_question() -> None:
+    trees = _lancet_trees()
+    refs = References.of(trees)
+    facts = read_facts("Type 2 diabetes. Meter and lancets prescribed.", (), ("A4259",),
+                       vocabulary=vocabulary_of([t for _, t in trees]))
+    readings = [ClauseReading(cid, evaluate(t, facts, references=refs, here=cid)) for cid, t in trees]
+    # the coverage question: no limit decides it (no other clause does either, here)
+    assert decide(readings, facts).outcome == "no_clause"
+    # a quantity question, or one that names a figure, still asks for the amount
+    assert decide(readings, facts, quantity_question=True).outcome == "undecided"
+    assert decide(readings, facts, amount_asked=True).outcome == "undecided"
+
+
 def test_evaluation_is_deterministic() -> None:
     narrative = "Type 1 diabetes. HbA1c 8.2 percent. Performs five blood glucose checks per day."
     assert judge(PUMP, narrative, ("E10.9",)) == judge(PUMP, narrative, ("E10.9",))

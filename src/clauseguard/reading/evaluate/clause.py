@@ -24,6 +24,7 @@ from clauseguard.corpus.criteria import (
 )
 from clauseguard.reading.amend import Override
 from clauseguard.reading.evaluate.kleene import MET, NOT_MET, UNKNOWN, Value, _Judged, k_or
+from clauseguard.reading.evaluate.mapping import _DAYS
 from clauseguard.reading.evaluate.results import Evaluation, Outcome, RuleResult, RuleRole
 from clauseguard.reading.evaluate.tree import TreeJudge, _walk
 from clauseguard.reading.facts import FactSheet
@@ -120,8 +121,16 @@ class _Evaluator(TreeJudge):
     def _rule(self, rule: Rule) -> RuleResult:
         result = self._rule_outcome(rule)
         narrows = tuple(dict.fromkeys(r.clause for r in iter_refs(rule.when) if r.clause and r.clause != self.here))
-        beyond = any(isinstance(a, Count) and a.comparator in (">", ">=") for a in iter_atoms(rule.trigger))
-        return RuleResult(**{**result.__dict__, "role": rule_role(rule), "narrows": narrows, "beyond": beyond})
+        starts = [(a.value, _window_days(a)) for a in iter_atoms(rule.trigger)
+                  if isinstance(a, Count) and a.comparator in (">", ">=")]
+        beyond = starts[0] if starts else None
+        caps = tuple((a.value, _window_days(a)) for a in iter_atoms(rule.when)
+                     if isinstance(a, Count) and a.comparator in ("<=", "<"))
+        unstated = {r.missing for a in iter_atoms(rule.when) if isinstance(a, Count)
+                    for r in [self.results.get(a.id)] if r is not None and r.status == UNKNOWN and r.fact is None}
+        count_unstated = result.outcome == "undecided" and bool(result.missing) and set(result.missing) <= unstated
+        return RuleResult(**{**result.__dict__, "role": rule_role(rule), "narrows": narrows, "beyond": beyond,
+                             "caps": caps, "count_unstated": count_unstated})
 
     def _rule_outcome(self, rule: Rule) -> RuleResult:
         subject = self._subject_match(rule.subject) if rule.subject is not None else MET
@@ -217,3 +226,7 @@ class _Evaluator(TreeJudge):
         missing = [m for j in judged for m in j.missing]
         return RuleResult(rule.effect, "undecided", rule.span, subject, population, when=UNKNOWN,
                           missing=tuple(missing))
+
+
+def _window_days(count: Count) -> float:
+    return count.per.length * _DAYS[count.per.unit]

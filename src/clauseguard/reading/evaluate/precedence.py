@@ -53,10 +53,12 @@ class Decision:
 
 
 def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_question: bool = False,
-           lexicon: Lexicon | None = None) -> Decision:
+           lexicon: Lexicon | None = None, amount_asked: bool = False) -> Decision:
     """The design's 'which clause decides': an applicable exclusion beats criteria; a limitation decides
     a quantity or frequency question (or one whose occasion the request presents) without re-checking
-    the coverage criteria; otherwise the criteria clauses for the member's population decide."""
+    the coverage criteria; otherwise the criteria clauses for the member's population decide. A limit the
+    request gives no amount or prior use for is left to billing, unless the question asks about a quantity
+    or names a figure (`amount_asked`)."""
     lex = lexicon or default_lexicon()
     readings = list(readings)
     unreadable = []
@@ -81,11 +83,18 @@ def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_questio
                         reasons=("an applicable exclusion decides",))
     limit_hits = pick("limit", "not_covered")
     limit_ok = pick("limit", "covered")
-    limit_open = pick("limit", "undecided")
-    triggered = any(r.trigger == MET for _, r in rules if r.role == "limit")
+    # a coverage question whose request states no amount or prior use leaves a limit to be applied when the
+    # item is billed: the limit does not decide it (a quantity question still asks for the amount)
+    held = quantity_question or amount_asked
+    limit_open = [(c, r) for c, r in pick("limit", "undecided") if held or not r.count_unstated]
+    triggered = any(r.trigger == MET and (held or not r.count_unstated) for _, r in rules if r.role == "limit")
     if limit_hits:
         # what a policy allows beyond its limit, and on what conditions, decides a request beyond it
-        beyond = [(c, r) for c, r in rules if r.effect == "covered" and r.beyond and r.trigger == MET]
+        # ... when it starts where an exceeded limit ends ("more than 100" after "up to 100"; "beyond 10
+        # visits, with progress notes" says nothing of a cap at 20)
+        caps = [cap for _, r in limit_hits for cap in r.caps]
+        beyond = [(c, r) for c, r in rules if r.effect == "covered" and r.beyond is not None and r.trigger == MET
+                  and caps and all(_starts_at_or_past(r.beyond, cap) for cap in caps)]
         allowed = [(c, r) for c, r in beyond if r.outcome == "covered"]
         open_beyond = [(c, r) for c, r in beyond if r.outcome == "undecided"]
         if open_beyond:
@@ -124,3 +133,10 @@ def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_questio
                         reasons=("the coverage criteria are not met",))
     return Decision("no_clause", (), (), tuple(unreadable),
                     reasons=("no clause of the governing documents applies to this request",))
+
+
+def _starts_at_or_past(start: tuple[float, float], cap: tuple[float, float]) -> bool:
+    """Whether an allowance beyond `start` (amount, window in days) begins at or past a cap over a window
+    read alike (a month is 28-31 days)."""
+    (value, days), (cap_value, cap_days) = start, cap
+    return abs(days - cap_days) <= max(0.5, 0.03 * max(days, cap_days)) and value >= cap_value

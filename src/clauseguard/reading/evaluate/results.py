@@ -54,8 +54,12 @@ class RuleResult:
     # and ..."): for its own subject it is the narrower path, and they do not cover that subject alone
     narrows: tuple[str, ...] = ()
     # the rule's occasion is a quantity beyond a bound ("more than 100 strips every 3 months are covered
-    # when ..."): the conditions for exceeding a limit, which decide a request that exceeds it
-    beyond: bool = False
+    # when ..."): (the bound, its window in days), the conditions for exceeding a limit at that bound
+    beyond: tuple[float, float] | None = None
+    # a limit rule's own caps: (the most allowed, its window in days)
+    caps: tuple[tuple[float, float], ...] = ()
+    # undecided only because the request states no amount or prior use to hold against the rule's counts
+    count_unstated: bool = False
 
 
 @dataclass(frozen=True)
