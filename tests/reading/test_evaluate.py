@@ -434,6 +434,29 @@ def test_the_conditions_for_exceeding_a_limit_decide_a_request_beyond_it(narrati
     assert decide(readings, facts, quantity_question=True).outcome == expected
 
 
+def test_an_allowance_from_a_lower_count_never_lifts_a_higher_cap() -> None:
+    """"Visits beyond ten need a progress note" speaks of visits eleven to twenty; it never covers the
+    twenty-sixth against a cap of twenty."""
+    cap_text = "Physiotherapy is limited to twenty visits per calendar year."
+    more_text = "Visits beyond the tenth in a calendar year are covered when a current progress note shows gains."
+    subject = {"kind": "service", "span": "Physiotherapy", "concept": "physical therapy", "codes": ["97110"]}
+    cap = criteria_from_json({"rules": [{"effect": "limit", "span": cap_text, "subject": subject, "trigger": subject,
+        "when": {"kind": "count", "span": "twenty visits per calendar year", "item": "visit", "comparator": "<=",
+                 "value": 20, "per": {"length": 1, "unit": "calendar_year"}}}]}, cap_text)
+    more = criteria_from_json({"rules": [{"effect": "covered", "span": more_text,
+        "subject": {**subject, "span": "Visits"},
+        "trigger": {"kind": "count", "span": "Visits beyond the tenth in a calendar year", "item": "visit",
+                    "comparator": ">", "value": 10, "per": {"length": 1, "unit": "calendar_year"}},
+        "when": {"kind": "documentation", "span": "a current progress note shows gains", "item": "progress note"}}]},
+        more_text)
+    trees = [("CAP", cap), ("MORE", more)]
+    refs = References.of(trees)
+    facts = read_facts("25 visits used this calendar year; the latest progress note shows measurable gains.", (),
+                       ("97110",), vocabulary=vocabulary_of([t for _, t in trees]))
+    readings = [ClauseReading(cid, evaluate(t, facts, references=refs, here=cid)) for cid, t in trees]
+    assert decide(readings, facts, quantity_question=True).outcome == "not_covered"
+
+
 def test_a_supply_is_counted_under_the_name_the_criteria_give_it() -> None:
     text = "Up to three hundred test strips every three months are covered."
     criteria = criteria_from_json({"rules": [{"effect": "covered", "span": text, "when": {
