@@ -13,6 +13,7 @@ from typing import Literal
 from clauseguard.corpus.criteria import Criteria
 from clauseguard.reading.evaluate.clause import _Evaluator, request_is
 from clauseguard.reading.evaluate.kleene import MET, NOT_MET
+from clauseguard.reading.evaluate.quantities import same_window
 from clauseguard.reading.evaluate.results import Evaluation, Outcome, RuleResult, RuleRole
 from clauseguard.reading.facts import FactSheet
 from clauseguard.reading.grammar import Refusal, Unread
@@ -90,7 +91,7 @@ def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_questio
     triggered = any(r.trigger == MET and (held or not r.count_unstated) for _, r in rules if r.role == "limit")
     if limit_hits:
         # what a policy allows beyond its limit, and on what conditions, decides a request beyond it
-        # ... when it starts where an exceeded limit ends ("more than 100" after "up to 100"; "beyond 10
+        # ... when it starts where an exceeded limit ends ("over 50 a month" after "up to 50 a month"; "beyond 10
         # visits, with progress notes" says nothing of a cap at 20)
         caps = [cap for _, r in limit_hits for cap in r.caps]
         beyond = [(c, r) for c, r in rules if r.effect == "covered" and r.beyond is not None and r.trigger == MET
@@ -139,4 +140,4 @@ def _starts_at_or_past(start: tuple[float, float], cap: tuple[float, float]) -> 
     """Whether an allowance beyond `start` (amount, window in days) begins at or past a cap over a window
     read alike (a month is 28-31 days)."""
     (value, days), (cap_value, cap_days) = start, cap
-    return abs(days - cap_days) <= max(0.5, 0.03 * max(days, cap_days)) and value >= cap_value
+    return same_window(days, cap_days) and value >= cap_value

@@ -121,7 +121,7 @@ class QuantityReader(AtomReader):
             if f.conflicting:  # two amounts for one item and period: never a pick
                 return self._record(atom, role, UNKNOWN, desc, f.span, f.source, missing=f"{atom.item} per {atom.per.label}",
                                     note="the request states conflicting values")
-            if _same_window(fact_days, atom_days):
+            if same_window(fact_days, atom_days):
                 return self._record(atom, role, compare("==", f.value, atom.comparator, atom.value), desc, f.span, f.source)
             if math.isfinite(atom_days) and fact_days > atom_days and atom.comparator in ("<=", "<"):
                 # over a longer window the limit scales: a total above the scaled limit exceeds it
@@ -167,7 +167,7 @@ class QuantityReader(AtomReader):
         return self._related(concept, item) is not None or self._related(item, concept) is not None
 
 
-def _same_window(a_days: float, b_days: float) -> bool:
+def same_window(a_days: float, b_days: float) -> bool:
     """Two windows a supplier and a policy mean alike: "90 days" and "3 months", "30 days" and "a month"
     (a month is 28-31 days, so a window in months is read to within 3%)."""
     return math.isfinite(a_days) and math.isfinite(b_days) and abs(a_days - b_days) <= max(0.5, 0.03 * max(a_days, b_days))

@@ -53,7 +53,7 @@ class RuleResult:
     # other clauses whose criteria this rule restates by reference ("when the basic criteria of ... are met
     # and ..."): for its own subject it is the narrower path, and they do not cover that subject alone
     narrows: tuple[str, ...] = ()
-    # the rule's occasion is a quantity beyond a bound ("more than 100 strips every 3 months are covered
+    # the rule's occasion is a quantity beyond a bound ("over 50 sensors a month are covered
     # when ..."): (the bound, its window in days), the conditions for exceeding a limit at that bound
     beyond: tuple[float, float] | None = None
     # a limit rule's own caps: (the most allowed, its window in days)
