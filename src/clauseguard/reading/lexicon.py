@@ -104,6 +104,10 @@ class QuantityDef:
     unit: str = ""
     is_a: tuple[str, ...] = ()
     per: str | None = None  # the usual counting window ("day") for a frequency quantity
+    # a per-day count the regimen states dose by dose ("glargine once at bedtime, no mealtime insulin"):
+    # the therapy class whose doses it counts, and the members of that class that are not counted
+    counted_from: str | None = None
+    not_counted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,7 @@ class Lexicon:
         self._by_code: dict[tuple[str, str], tuple[str, ...]] = {}
         self._load_concepts()
         self._load_quantities()
+        self._check_counted_from()
         self._ancestors: dict[str, frozenset[str]] = {}
         for name in self.concepts:
             self._ancestors[name] = self._walk_up(name, lambda n: self.concepts[n].is_a)
@@ -199,7 +204,7 @@ class Lexicon:
         file = "measures.yaml"
         for name, spec in self._section(file, "quantities").items():
             where = f"lexicon {file}: quantities.{name}"
-            unknown = set(spec) - {"terms", "unit", "is_a", "per_day", "per_month"}
+            unknown = set(spec) - {"terms", "unit", "is_a", "per_day", "per_month", "counted_from"}
             if unknown:
                 raise LexiconError(f"{where}: unknown key {sorted(unknown)[0]!r}")
             canonical = normalise(str(name))
@@ -210,10 +215,18 @@ class Lexicon:
                 unit=str(spec.get("unit", "")),
                 is_a=tuple(normalise(str(p)) for p in spec.get("is_a", ())),
                 per=per,
+                **_counted_from(spec.get("counted_from"), where),
             )
             self.quantities[canonical] = quantity
             for term in {canonical, *quantity.terms}:
                 self._index(self._quantity_trie, term, canonical, where)
+
+    def _check_counted_from(self) -> None:
+        for q in self.quantities.values():
+            for name in (q.counted_from, *q.not_counted):
+                if name is not None and name not in self.concepts:
+                    raise LexiconError(f"lexicon measures.yaml: quantities.{q.name}: counted_from names {name!r}, "
+                                       "which no concept file defines")
 
     def _section(self, file: str, key: str) -> dict[str, Any]:
         data = self.data.get(file)
@@ -478,6 +491,16 @@ def _package_files() -> dict[str, bytes]:
         for entry in root.iterdir()
         if entry.name.endswith(".yaml")
     }
+
+
+def _counted_from(spec: Any, where: str) -> dict[str, Any]:
+    """`counted_from: {class: insulin, not: [insulin pump therapy]}` -> the QuantityDef fields."""
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict) or set(spec) - {"class", "not"} or "class" not in spec:
+        raise LexiconError(f"{where}: counted_from must be a mapping with `class` (a therapy) and optional `not` (a list)")
+    return {"counted_from": normalise(str(spec["class"])),
+            "not_counted": tuple(normalise(str(n)) for n in spec.get("not", ()))}
 
 
 @cache

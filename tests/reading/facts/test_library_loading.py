@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clauseguard.reading.facts import default_rules, pipeline_for, read_facts
+from clauseguard.reading.facts import TherapyFact, default_rules, pipeline_for, read_facts
 from clauseguard.reading.facts.codes import icd_entry
 from clauseguard.reading.lexicon import default_lexicon
 
@@ -49,7 +49,7 @@ def test_icd10cm_codes_and_descriptions_come_from_the_tabular_list() -> None:
 
 def test_brand_names_become_their_generic_drug() -> None:
     sheet = read_facts("Meds: Lantus 28 units qHS.")
-    [therapy] = sheet.facts
+    [therapy] = [f for f in sheet.facts if isinstance(f, TherapyFact)]
     assert getattr(therapy, "therapy", None) == "basal insulin" and getattr(therapy, "brand", None) == "Lantus"
 
 

@@ -63,6 +63,7 @@ class AtomReader:
         self.unknown_dx = [c for c in facts.unknown_codes if not self._is_procedure(c)]
         self.relative_cue = lexicon.pattern(lexicon.phrases("cues.yaml", "other_experiencer"),
                                             "cue-other_experiencer")
+        self.caregiver_cue = lexicon.pattern(lexicon.phrases("cues.yaml", "caregiver"), "cue-caregiver")
 
     @staticmethod
     def _is_procedure(code: str) -> bool:

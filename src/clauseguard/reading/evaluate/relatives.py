@@ -56,6 +56,21 @@ class RelativeReader(AtomReader):
                             f.span, f.source, missing=f"whether what the request states about a relative is {term}",
                             note="a statement about a relative the reader cannot match to the criterion with certainty")
 
+    def _by_caregiver(self, atom: Atom, role: Role, result: AtomResult) -> AtomResult:
+        """A criterion whose own words admit the member's caregiver ("the beneficiary (or the beneficiary's
+        caregiver) has sufficient training") is met by a relative's stated fact of the same concept ("her
+        daughter, who helps with her care, was trained on this meter"); anything else leaves it as read."""
+        if result.status == MET or atom.kind not in _PERSON_KINDS or self.caregiver_cue.search(atom.span.text) is None:
+            return result
+        wanted = {c for c in (getattr(atom, "concept", None), getattr(atom, "item", None)) if isinstance(c, str)}
+        for f in self.facts.of(RelativeFact):
+            if f.status != "present" or f.certainty != "stated" or f.concept is None:
+                continue
+            if any(f.concept == c or self._related(f.concept, c) == "narrower" for c in wanted):
+                return self._record(atom, role, MET, f"{f.concept} (stated of the member's {', '.join(f.relatives)})",
+                                    f.span, f.source, note="the criterion admits the member's caregiver")
+        return result
+
     def _speaks_of_relative(self, fact: object) -> bool:
         """A fact that may answer a criterion about a relative: one a model read for the criterion, or a
         narrative statement whose own words name the relative ("family history of X" as the clause

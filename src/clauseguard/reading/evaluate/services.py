@@ -47,21 +47,58 @@ class ServiceReader(AtomReader):
         return self._unstated(atom, role, f"the prescriber's specialty ({' or '.join(atom.specialties)})")
 
     def _event(self, atom: Event, role: Role) -> AtomResult:
-        """A visit, test or evaluation within the window before the request: a dated fact decides."""
+        """A visit, test or evaluation within the window before the request: a dated fact decides. One
+        dated inside the window meets it; one dated before it fails it only when the note says it was
+        the latest ("last seen in March"), since an older visit says nothing of a later one."""
         window = atom.within.length * _DAYS[atom.within.unit] if atom.within is not None else math.inf
-        wanted = self._content_words(atom.item)
+        wanted = {m.name for m in self.lex.find_concepts(atom.item)}
+        verdicts: list[AtomResult] = []
         for f in self.facts.of(ServiceFact):
-            if f.requested or (f.ago_days is None and atom.within is not None):
+            match = self._names_event(f, atom, wanted)
+            if match is None:
                 continue
-            words = self._content_words(" ".join(f.concepts) + " " + (f.span.text if f.span else ""))
-            if not (wanted & words):
-                continue
+            if f.ago_days is None and atom.within is not None:
+                continue  # undated (a denial too: "no visit" says nothing of the window)
             if f.status == "absent":
-                status: Value = NOT_MET
-            else:
-                status = MET if f.ago_days is None or f.ago_days <= window else NOT_MET
-            return self._record(atom, role, status, f"{f.span.text if f.span else atom.item}", f.span, f.source)
+                verdicts.append(self._record(atom, role, NOT_MET, f.span.text if f.span else atom.item, f.span, f.source))
+                continue
+            ago = f.ago_days or 0.0
+            status: Value = MET if ago <= window + 0.5 else NOT_MET if f.latest else UNKNOWN
+            if match == "broader" and status == MET:
+                status = UNKNOWN  # a visit whose kind is not said: not the in-person one the clause asks for
+            if status == MET and not self._for_purpose(f, atom, wanted):
+                status = UNKNOWN  # a visit in the window, but the note does not say it was for what the clause names
+            verdicts.append(self._record(atom, role, status, f.span.text if f.span else atom.item, f.span, f.source,
+                                         missing=atom.label))
+        for wanted_status in (MET, NOT_MET, UNKNOWN):
+            chosen = next((v for v in verdicts if v.status == wanted_status), None)
+            if chosen is not None:
+                self.results[atom.id] = chosen
+                return chosen
         return self._unstated(atom, role, atom.label)
+
+    def _for_purpose(self, fact: ServiceFact, atom: Event, wanted: set[str]) -> bool:
+        """A criterion naming what the event is for ("a visit to evaluate diabetes control") is met only by
+        a note that says something of it where it dates the event (a shared word of the purpose)."""
+        if not wanted:
+            return True  # matched by the criterion's own words already
+        terms = {w for m in self.lex.find_concepts(atom.item) for w in self._content_words(atom.item[m.start:m.end])}
+        purpose = self._content_words(atom.item) - terms
+        return not purpose or bool(purpose & self._content_words(fact.span.text if fact.span else ""))
+
+    def _names_event(self, fact: ServiceFact, atom: Event, wanted: set[str]) -> str | None:
+        """Whether a prior service is the event the criterion names: by the lexicon's concepts when the
+        criterion names one ("broader": the fact is a visit of a kind not said), else by shared words."""
+        if fact.requested:
+            return None
+        if wanted:
+            if any(c == w or self.lex.is_a(c, w) for c in fact.concepts for w in wanted):
+                return "same"
+            if any(self.lex.is_a(w, c) for c in fact.concepts for w in wanted):
+                return "broader"
+            return None
+        words = self._content_words(" ".join(fact.concepts) + " " + (fact.span.text if fact.span else ""))
+        return "same" if self._content_words(atom.item) & words else None
 
     def _service(self, atom: Service, role: Role) -> AtomResult:
         return self._record(atom, role, self._request_is(atom), missing="the requested service")

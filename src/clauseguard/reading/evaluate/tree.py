@@ -184,7 +184,7 @@ class TreeJudge(ConditionReader, QuantityReader, TherapyReader, DocumentReader, 
             if self._of_relative(atom):
                 result = self._relative(atom, role, reader)  # type: ignore[arg-type]
             else:
-                result = reader(atom, role)  # type: ignore[operator]
+                result = self._by_caregiver(atom, role, reader(atom, role))  # type: ignore[operator]
             if any(atom.id in o.atom_ids and o.action == "replace" for o in self.overrides):
                 rider = next(o.rider_clause for o in self.overrides if atom.id in o.atom_ids)
                 result = AtomResult(**{**result.__dict__, "note": f"as amended by rider {rider or ''}".strip()})

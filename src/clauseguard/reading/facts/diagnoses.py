@@ -13,7 +13,7 @@ from clauseguard.corpus.criteria import Span
 from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import C, Note
 from clauseguard.reading.facts.sheet import NARRATIVE, ConditionFact, FactCertainty, GapFact
-from clauseguard.reading.facts.values import duration_in, notation
+from clauseguard.reading.facts.values import dated_before, duration_in, notation
 from clauseguard.reading.lexicon import normalise
 
 
@@ -52,7 +52,7 @@ def condition_facts(note: Note, mentions: list[Mention]) -> tuple[list[Condition
         lasting = _lasting(note, m) if status == "present" else None
         out.append(ConditionFact(
             m.name, status, NARRATIVE, note.span(m.start, m.end), certainty, severity, qualifiers,  # type: ignore[arg-type]
-            is_documented, is_history, within_days=_window_after(note, m.end), ago_days=_dated(note, m),
+            is_documented, is_history, within_days=_window_after(note, m.end), ago_days=dated_before(note, m.end, note.sentence_of(m.start)[1]),
             assertion=m.assertion,  # type: ignore[arg-type]
             duration_days=lasting[0] if lasting else None, duration_span=lasting[1] if lasting else None,
             resolved=m.assertion == "historical",
@@ -164,24 +164,6 @@ def _lasting(note: Note, m: Mention) -> tuple[float, Span] | None:
     days, start, end, _fewest = found
     between = note.clean[m.end:start]
     return (days, note.span(start, end)) if len(between.split()) <= 6 and not re.search(r"[;(]", between) else None
-
-
-def _dated(note: Note, m: Mention) -> tuple[float, float] | None:
-    """'An audiological evaluation two months ago ...', 'reviewed 30 days ago', 'last month': how long ago
-    the rest of its sentence dates it; two different dates in that stretch date nothing."""
-    _, s_end = note.sentence_of(m.start)
-    rest = note.clean[m.end:s_end]
-    found: set[tuple[float, float]] = set()
-    for a in re.finditer(rf"(?<![\w-])(?P<n>{note.number_re})[\s-]+(?P<t>{note.time_re})\s+ago(?![\w-])", rest, re.I):
-        days = note.days_of(a.group("n"), a.group("t"))
-        if days is not None:
-            found.add((days, days))
-    ago_words = note.tables.ago_words
-    if ago_words:
-        alt = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(ago_words, key=len, reverse=True))
-        for a in re.finditer(rf"(?<![\w-])(?:{alt})(?![\w-])", rest, re.I):
-            found.add(ago_words[normalise(a.group())])
-    return found.pop() if len(found) == 1 else None
 
 
 def _window_after(note: Note, pos: int) -> float | None:

@@ -22,12 +22,24 @@ from clauseguard.reading.lexicon import normalise
 ITEM = r"(?P<item>(?:[a-z][a-z\-]*\s+){0,3}?[a-z][a-z\-]*)"
 
 
+def _owner(mentions: list[Mention], s_start: int, s_end: int, at: int) -> Mention | None:
+    """Which service of the sentence a date at `at` belongs to: the nearest one named before it, else
+    the first one named after it."""
+    services = [o for o in mentions if o.kind in ("service", "generic") and s_start <= o.start < s_end]
+    before = [o for o in services if o.end <= at]
+    if before:
+        return max(before, key=lambda o: o.start)
+    after = [o for o in services if o.start >= at]
+    return min(after, key=lambda o: o.start) if after else None
+
+
 def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact], list[GapFact]]:
     """Prior services: 'prior sleep study five months ago', 'no screening in the past calendar year'."""
     out: list[ServiceFact] = []
     gaps: list[GapFact] = []
     lex = note.lexicon
     history = lex.pattern(lex.phrases(C, "service_history"), "cue-service-history")
+    latest = lex.pattern(lex.phrases(C, "latest_occasion"), "cue-latest-occasion")
     N, T = note.number_re, note.time_re
     for m in mentions:
         if m.kind not in ("service", "generic") or m.assertion == "family":
@@ -41,6 +53,8 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
         clause = note.clean[s_start:s_end]
         has_cue = history.search(note.clean, s_start, s_end) is not None
         ago = re.search(rf"(?P<n>{N})\s+(?P<t>{T})\s+ago", clause, re.I)
+        if ago and _owner(mentions, s_start, s_end, s_start + ago.start()) is not m:
+            ago = None  # "seen in clinic 5 weeks ago ... qualifies for the sensor": the visit's date, not the sensor's
         window = re.search(r"(?:in|within|during)\s+the\s+(?:past|last|previous|same|current|preceding)\s+(?P<w>[^,.;]+?)"
                            r"(?=$|[,.;]|\s+(?:and|but|with)\s)", clause, re.I) or \
             re.search(r"(?:earlier|already)\s+(?:in\s+)?(?:the\s+)?(?P<w>same\s+calendar\s+year|this\s+calendar\s+year|this\s+year)",
@@ -50,6 +64,8 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
         concepts = (m.name,) if m.kind == "service" else ()
         # the service and what dates or counts it, no more of the sentence than that
         dated_end = max([m.end] + [s_start + x.end() for x in (ago, window) if x is not None])
+        if m.kind == "service" and ago:
+            dated_end = max(dated_end, s_end)  # what the sentence says of it ("seen 5 weeks ago - control reviewed")
         span = note.span(min([m.start] + [s_start + x.start() for x in (ago, window) if x is not None]), dated_end)
         ago_days = note.days_of(ago.group("n"), ago.group("t")) if ago else None
         within = note.period_text(window.group("w")) if window else None
@@ -57,7 +73,8 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
             out.append(ServiceFact(concepts, span, status="absent", within=within, prior_count=0.0, assertion="negated"))
         elif m.status == "present" and (ago_days is not None or within is not None or has_cue):
             count = 1.0 if within is not None else None
-            out.append(ServiceFact(concepts, span, ago_days=ago_days, within=within, prior_count=count))
+            out.append(ServiceFact(concepts, span, ago_days=ago_days, within=within, prior_count=count,
+                                   latest=latest.search(clause) is not None))
     return out, gaps
 
 

@@ -122,6 +122,7 @@ class ServiceFact:
     code: str | None = None
     status: Status = "present"
     ago_days: float | None = None  # when a prior one happened
+    latest: bool = False  # the note says it was the latest one ("last seen in March", "most recent visit")
     within: Period | None = None  # the window a stated count of prior ones covers
     prior_count: float | None = None  # prior ones in `within` (0 for "no ... in the past 12 months")
     source: str = NARRATIVE

@@ -138,6 +138,23 @@ def parse_date(note: Note, raw: str) -> date | None:
     return None
 
 
+def dated_before(note: Note, start: int, end: int) -> tuple[float, float] | None:
+    """How long before the request [start, end) dates something, as (fewest, most) days ago: "two months
+    ago", "last month"; two different dates in the stretch date nothing."""
+    rest = note.clean[start:end]
+    found: set[tuple[float, float]] = set()
+    for a in re.finditer(rf"(?<![\w-])(?P<n>{note.number_re})[\s-]+(?P<t>{note.time_re})\s+ago(?![\w-])", rest, re.I):
+        days = note.days_of(a.group("n"), a.group("t"))
+        if days is not None:
+            found.add((days, days))
+    ago_words = note.tables.ago_words
+    if ago_words:
+        alt = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(ago_words, key=len, reverse=True))
+        for a in re.finditer(rf"(?<![\w-])(?:{alt})(?![\w-])", rest, re.I):
+            found.add(ago_words[normalise(a.group())])
+    return found.pop() if len(found) == 1 else None
+
+
 def duration_in(note: Note, start: int, end: int, *, onset: bool = False) -> tuple[float, int, int, float] | None:
     """The first length of time in [start, end): "x 6 mo", "for the past 10 days", "since 05/2024" (to the
     request's date). (most days, where it starts, where it ends, fewest days): a date given only by its

@@ -1,0 +1,65 @@
+"""Per-day counts a regimen states dose by dose: "glargine 24 units once at bedtime, no mealtime insulin"
+is one insulin injection a day (the lexicon's `counted_from` names the class of therapy a quantity counts).
+
+It owns adding up the rates of the therapies a note lists. It never counts a regimen the note leaves
+open: unless the note closes it (another therapy of the class denied, or the regimen said to be the
+only one), the sum is only a lower bound; a listed therapy without a rate leaves the count unread.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clauseguard.corpus.criteria import Period
+from clauseguard.reading.facts.note import C, Note
+from clauseguard.reading.facts.sheet import Fact, MeasureFact, TherapyFact
+from clauseguard.reading.lexicon import QuantityDef
+
+_PAST = ("completed", "stopped")
+
+
+def regimen_counts(note: Note, facts: list[Fact]) -> list[MeasureFact]:
+    """One derived MeasureFact per counted quantity the note does not state itself."""
+    lex = note.lexicon
+    stated = {f.quantity for f in facts if isinstance(f, MeasureFact)}
+    therapies = [f for f in facts if isinstance(f, TherapyFact) and f.source == "narrative" and f.span is not None]
+    out: list[MeasureFact] = []
+    for q in sorted(lex.quantities.values(), key=lambda q: q.name):
+        if q.counted_from is None or q.name in stated or q.per is None:
+            continue
+        fact = _count(note, q, therapies)
+        if fact is not None:
+            out.append(fact)
+    return out
+
+
+def _count(note: Note, q: QuantityDef, therapies: list[TherapyFact]) -> MeasureFact | None:
+    lex = note.lexicon
+    assert q.counted_from is not None
+    of_class = [f for f in therapies if f.known and lex.is_a(f.therapy, q.counted_from)]
+    taken = [f for f in of_class if f.status == "present" and f.course not in _PAST]
+    if not taken or any(f.status == "unknown" for f in of_class):
+        return None
+    if any(lex.is_a(f.therapy, n) for f in taken for n in q.not_counted):
+        return None  # part of the regimen is given another way: no count of its doses
+    daily: list[float] = []
+    for f in taken:
+        if f.rate is None or f.rate.per.unit != "day" or f.rate.per.length <= 0:
+            return None  # a therapy of the regimen with no rate a day: the count is not stated
+        daily.append(f.rate.count / f.rate.per.length)
+    denied = [f for f in of_class if f.status == "absent"]
+    closed = bool(denied) or any(_said_only(note, f) for f in taken)
+    spans = [f.span for f in taken + denied if f.span is not None]
+    start, end = min(s.start for s in spans), max(s.end for s in spans)
+    return MeasureFact(q.name, "present", note.span(start, end), sum(daily), "==" if closed else ">=", q.unit,
+                       Period(1.0, "day"), derived=True)
+
+
+def _said_only(note: Note, fact: TherapyFact) -> bool:
+    """'degludec 1x/day only', 'on basal insulin alone': the regimen is this therapy and nothing else."""
+    assert fact.span is not None
+    _, s_end = note.sentence_of(fact.span.start)
+    tail = note.clean[fact.span.end:s_end]
+    tail = re.split(r"[,;.]", tail, maxsplit=1)[0]
+    only = note.lexicon.pattern(note.lexicon.phrases(C, "regimen_only"), "cue-regimen-only")
+    return only.search(tail) is not None
