@@ -109,3 +109,31 @@ def test_a_counted_regimen_decides_an_injection_threshold(narrative: str, expect
 def test_a_relative_s_training_counts_only_where_the_clause_admits_a_caregiver(clause: str, expected: str) -> None:
     narrative = "Her daughter, who helps with her care, was trained on this meter."
     assert _status(_documentation(clause, "device training"), narrative) == expected
+
+
+# --- the clause's own evidence of an item ------------------------------------------------------
+
+EVIDENCED = ("The practitioner has concluded that the member has sufficient training using the device as evidenced by "
+             "providing a prescription.")
+
+
+def _evidenced() -> Criteria:
+    return criteria_from_json({"rules": [{"effect": "covered", "span": EVIDENCED, "when": {
+        "kind": "documentation", "span": EVIDENCED, "item": "device training", "evidenced_by": "prescription"}}]},
+        EVIDENCED)
+
+
+@pytest.mark.parametrize(("narrative", "expected"), [
+    ("T2DM on metformin. Rx sent for the meter, strips and lancets, test once daily.", "met"),
+    ("T2DM on metformin. I have prescribed the meter.", "met"),
+    # the request speaks of the item itself: the evidence is never consulted
+    ("T2DM on metformin. Rx sent; she has not been trained on the meter yet.", "not_met"),
+    ("T2DM on metformin. Rx sent; she will be trained on the meter next week.", "unknown"),
+    # no evidence, or evidence that is not there, leaves the item unstated
+    ("T2DM on metformin.", "unknown"),
+    ("T2DM on metformin. No prescription on file yet.", "unknown"),
+    ("T2DM on metformin. The prescription has not been sent yet.", "unknown"),
+    ("T2DM on metformin. Rx to follow once approved.", "unknown"),
+])
+def test_a_clause_s_own_evidence_stands_in_only_for_an_unstated_item(narrative: str, expected: str) -> None:
+    assert _status(_evidenced(), narrative) == expected

@@ -119,6 +119,16 @@ def test_a_planned_or_requested_treatment_has_not_been_received(narrative: str) 
     assert judge(PUMP, narrative).outcome != "covered"
 
 
+@pytest.mark.parametrize("narrative", [
+    # a start the note says has not happened (read as received until 2026-12-02)
+    "Type 1 diabetes. Diabetes self-management education completed. He has not started multiple daily "
+    "injections yet.",
+    "Type 1 diabetes. Diabetes self-management education completed. Not yet started on multiple daily injections.",
+])
+def test_a_treatment_not_yet_started_has_not_been_received(narrative: str) -> None:
+    assert judge(PUMP, narrative).outcome != "covered"
+
+
 CGM_TEXT = ("CGM is covered for type 1 diabetes when the member performs four fingerstick tests per day, unless the "
             "member has hypoglycemia unawareness, in which case the frequency requirement does not apply")
 CGM = criteria_from_json({"rules": [{"effect": "covered", "span": CGM_TEXT, "when": {"kind": "all", "children": [
@@ -152,6 +162,8 @@ TRAINING = tree(TRAINING_TEXT, {"kind": "documentation", "span": "the clinician 
     ("Type 2 diabetes. Meter teaching is booked for next week; she will be trained then.", "undecided"),
     ("Type 2 diabetes. Nothing in the referral says whether she was trained on the meter.", "undecided"),
     ("Type 2 diabetes. Not trained on the meter yet.", "not_covered"),
+    # "not yet" before the fact denies it as plainly as after it (read as trained until 2026-12-02)
+    ("Type 2 diabetes. Rx sent; she is not yet trained on the meter.", "not_covered"),
 ])
 def test_device_teaching_is_read_with_its_status(narrative: str, outcome: str) -> None:
     assert judge(TRAINING, narrative).outcome == outcome

@@ -81,4 +81,20 @@ class DocumentReader(AtomReader):
                 status = UNKNOWN
             return self._record(atom, role, status, self._describe_condition(f), f.span, f.source,
                                 missing=f"documentation of {atom.item}")
+        if atom.evidenced_by is not None:
+            evidence = self._evidence(atom, role, atom.evidenced_by)
+            if evidence is not None:
+                return evidence
         return self._unstated(atom, role, f"documentation of {atom.item}")
+
+    def _evidence(self, atom: Documentation, role: Role, evidence: str) -> AtomResult | None:
+        """The clause's own evidence of an item the request is silent on ("as evidenced by providing a
+        prescription"): met when the request states it plainly; anything less leaves the item unstated.
+        Never consulted when the request speaks of the item itself, so "not yet trained" still fails."""
+        for f in self.facts.of(ConditionFact):
+            if f.source != "narrative" or self._related(f.concept, evidence) != "narrower":
+                continue
+            if f.status == "present" and f.certainty != "suspected":
+                return self._record(atom, role, MET, f"{f.concept} (the clause's evidence of {atom.item})", f.span,
+                                    f.source, note=f"the clause takes {evidence} as its evidence")
+        return None
