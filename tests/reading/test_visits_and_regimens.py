@@ -113,8 +113,7 @@ def test_a_relative_s_training_counts_only_where_the_clause_admits_a_caregiver(c
 
 # --- the clause's own evidence of an item ------------------------------------------------------
 
-EVIDENCED = ("The practitioner has concluded that the member has sufficient training using the device as evidenced by "
-             "providing a prescription.")
+EVIDENCED = "The member must be able to use the meter; the order the prescriber signs shows that they are."
 
 
 def _evidenced() -> Criteria:

@@ -249,8 +249,8 @@ class Documentation(Atom):
     kind: ClassVar[str] = "documentation"
     item: str
     about: str | None = None
-    # what the clause itself takes as the evidence of the item ("sufficient training ... as evidenced by
-    # providing a prescription"): read only when the request says nothing of the item itself
+    # what the clause itself takes as the evidence of the item (training shown by the prescription the
+    # practitioner writes): read only when the request says nothing of the item itself
     evidenced_by: str | None = None
 
     @property

@@ -88,8 +88,8 @@ class DocumentReader(AtomReader):
         return self._unstated(atom, role, f"documentation of {atom.item}")
 
     def _evidence(self, atom: Documentation, role: Role, evidence: str) -> AtomResult | None:
-        """The clause's own evidence of an item the request is silent on ("as evidenced by providing a
-        prescription"): met when the request states it plainly; anything less leaves the item unstated.
+        """The clause's own evidence of an item the request is silent on (training shown by the prescription
+        itself): met when the request states it plainly; anything less leaves the item unstated.
         Never consulted when the request speaks of the item itself, so "not yet trained" still fails."""
         for f in self.facts.of(ConditionFact):
             if f.source != "narrative" or self._related(f.concept, evidence) != "narrower":
