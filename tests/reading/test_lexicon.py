@@ -50,6 +50,18 @@ def test_a_term_standing_for_two_concepts_is_refused() -> None:
         Lexicon(files)
 
 
+@pytest.mark.parametrize(("spec", "message"), [
+    (b"counted_from: insulin", "must be a mapping with `class`"),
+    (b"counted_from: {class: no such therapy}", "which no concept file defines"),
+])
+def test_a_count_from_a_regimen_must_name_a_known_therapy_class(spec: bytes, message: str) -> None:
+    files = {p.name: p.read_bytes() for p in LEXICON_DIR.glob("*.yaml")}
+    entry = b"  doses counted:\n    terms: [doses counted]\n    per_day: true\n    " + spec + b"\n"
+    files["measures.yaml"] = files["measures.yaml"].replace(b"\nquantities:\n", b"\nquantities:\n" + entry, 1)
+    with pytest.raises(LexiconError, match=message):
+        Lexicon(files)
+
+
 def test_icd10_families() -> None:
     lex = default_lexicon()
     assert lex.conditions_for_code("E10.9") == ("type 1 diabetes mellitus",)
