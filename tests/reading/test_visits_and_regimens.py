@@ -68,6 +68,48 @@ def test_either_kind_of_visit_meets_a_clause_that_takes_both(narrative: str, exp
     assert _status(_event(EITHER_CLAUSE, "in-person or telehealth visit to evaluate diabetes control"), narrative) == expected
 
 
+@pytest.mark.parametrize(("narrative", "expected"), [
+    # the latest visit, dated by the calendar wholly before the window: failed
+    ("I last saw him in March 2024 and he has had no visit with me since.", "not_met"),
+    ("The prescriber's last contact was a clinic visit in November 2023.", "not_met"),
+    # a calendar date never meets the window (it may be the note's, the order's or another visit's)
+    ("F2F visit 11/20/2024 - diabetes control evaluated.", "unknown"),
+    ("Most recent visit: telehealth visit 22 October 2024 - diabetes control evaluated.", "unknown"),
+    # a month that straddles the window's start says neither
+    ("Last clinic visit in June 2024; diabetes control reviewed.", "unknown"),
+    # a visit dated by a word of time, written right after it
+    ("Seen in person today: reviewed her diabetes control.", "met"),
+    # a date after the request's dates nothing; one that only another word links to the visit is not its date
+    ("Last office visit 01/15/2025 for diabetes control.", "unknown"),
+    ("Last office visit, then an A1c 03/2024.", "unknown"),
+])
+def test_a_calendar_date_can_fail_a_visit_window_but_never_meet_it(narrative: str, expected: str) -> None:
+    criteria = _event(EITHER_CLAUSE, "in-person or telehealth visit to evaluate diabetes control")
+    assert _status(criteria, narrative) == expected
+
+
+LIMIT_CLAUSE = "More than one spring powered lancing device per 6 months is not reasonable and necessary."
+
+
+def _limit() -> Criteria:
+    text = LIMIT_CLAUSE
+    return criteria_from_json({"rules": [{"effect": "covered", "span": text, "when": {
+        "kind": "count", "span": text, "item": "spring powered lancing device", "comparator": "<=", "value": 1,
+        "per": {"length": 6, "unit": "month"}}}]}, text)
+
+
+@pytest.mark.parametrize(("narrative", "expected"), [
+    ("She lost the spring-loaded lancing device we delivered on 2021-07-26 and asks for another.", "not_met"),
+    ("Lancing device dispensed 3 weeks ago; requesting a replacement.", "not_met"),
+    # delivered before the window by the calendar: it clears nothing (an unstated later one may exist)
+    ("Lancing device delivered on 2020-11-02; requesting a replacement.", "unknown"),
+    # a laser lancing device is another item
+    ("Laser lancing device delivered on 2021-07-26.", "unknown"),
+])
+def test_a_prior_supply_dated_by_the_calendar_counts_against_a_limit(narrative: str, expected: str) -> None:
+    assert _status(_limit(), narrative, as_of=date(2021, 9, 20)) == expected
+
+
 # --- injections a day from the regimen ---------------------------------------------------------
 
 
@@ -75,6 +117,9 @@ def test_either_kind_of_visit_meets_a_clause_that_takes_both(narrative: str, exp
     ("Insulin glargine 24 units once at bedtime, no mealtime insulin; metformin.", 1.0, "=="),
     ("DM2, degludec 1x/day only.", 1.0, "=="),
     ("T2DM on NPH twice a day.", 2.0, ">="),  # the note does not close the regimen: at least two
+    # the class named again without a drug or a rate restates the rated drug, and may close the regimen
+    ("DM2 on Tresiba 24 u once daily.\nA: DM2 on basal insulin only.", 1.0, "=="),
+    ("T2DM on insulin. Glargine 20 u at bedtime.", 1.0, ">="),
 ])
 def test_injections_a_day_are_counted_from_the_regimen(narrative: str, value: float, comparator: str) -> None:
     facts = read_facts(narrative)
@@ -136,3 +181,58 @@ def _evidenced() -> Criteria:
 ])
 def test_a_clause_s_own_evidence_stands_in_only_for_an_unstated_item(narrative: str, expected: str) -> None:
     assert _status(_evidenced(), narrative) == expected
+
+
+# --- counts written with their period, and dose self-adjustment ---------------------------------
+
+
+@pytest.mark.parametrize(("narrative", "quantity", "value"), [
+    ("45M T1DM on MDI (4 inj/day), adjusts doses from meter readings.", "insulin injections", 4.0),
+    ("He does 3 fingersticks a day.", "fingerstick tests", 3.0),
+    ("BGM testing frequency: twice a day.", "fingerstick tests", 2.0),
+    ("Checks her glucose four times a day.", "fingerstick tests", 4.0),
+])
+def test_a_count_before_its_name_takes_the_period_after_it(narrative: str, quantity: str, value: float) -> None:
+    facts = read_facts(narrative)
+    [fact] = [f for f in facts.facts if isinstance(f, MeasureFact) and f.quantity == quantity]
+    assert (fact.value, fact.comparator, fact.per.unit if fact.per else None) == (value, "==", "day")
+
+
+@pytest.mark.parametrize(("narrative", "status"), [
+    ("Insulin regimen: multiple daily injections, 4 per day, self-adjusted.", "present"),
+    ("T1DM, MDI x2 mo (self-adjusting).", "present"),
+    ("On a pump, adjusts her doses every day from her readings.", "present"),
+    ("He is not self-adjusting.", "absent"),
+])
+def test_dose_self_adjustment_is_read_in_its_common_wordings(narrative: str, status: str) -> None:
+    facts = read_facts(narrative)
+    assert [f.status for f in facts.facts if getattr(f, "concept", None) == "insulin dose self-adjustment"] == [status]
+
+
+@pytest.mark.parametrize(("written", "ago"), [
+    ("2024-03-22", (255.0, 255.0)),
+    ("03/22/2024", (255.0, 255.0)),
+    ("22 March 2024", (255.0, 255.0)),
+    ("March 22, 2024", (255.0, 255.0)),
+    ("March 2024", (246.0, 276.0)),  # every day of the month: from its last day to its first
+    ("03/2024", (246.0, 276.0)),
+])
+def test_a_date_after_an_event_gives_how_long_ago_it_was(written: str, ago: tuple[float, float]) -> None:
+    from clauseguard.reading.facts.note import Note
+    from clauseguard.reading.facts.rules import default_rules
+    from clauseguard.reading.facts.values import dated_after
+    from clauseguard.reading.lexicon import default_lexicon
+
+    text = f"Office visit on {written}."
+    note = Note(text, default_lexicon(), default_rules(), date(2024, 12, 2))
+    found = dated_after(note, len("Office visit"), len(text))
+    assert found is not None and (found[0], found[1]) == ago
+
+
+def test_prior_deliveries_never_show_a_limit_in_units_kept() -> None:
+    text = "Up to 100 test strips every 3 months are covered."
+    criteria = criteria_from_json({"rules": [{"effect": "covered", "span": text, "when": {
+        "kind": "count", "span": text, "item": "test strips", "comparator": "<=", "value": 100,
+        "per": {"length": 3, "unit": "month"}}}]}, text)
+    # one delivery three weeks ago and this request are two deliveries, not two strips
+    assert _status(criteria, "Supplies were last delivered 3 weeks ago.") == "unknown"

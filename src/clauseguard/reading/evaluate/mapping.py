@@ -59,6 +59,7 @@ class AtomReader:
         self.rests_on: list[str] = []
         self.requested = [f for f in facts.of(ServiceFact) if f.requested]
         self.generic = frozenset(lexicon.phrases("phrasing.yaml", "generic_services"))
+        self.supplies = frozenset(lexicon.phrases("phrasing.yaml", "countable_supplies"))
         self.opposites = {str(k): str(v) for k, v in lexicon.data["cues.yaml"].get("qualifier_opposites", {}).items()}
         self.unknown_dx = [c for c in facts.unknown_codes if not self._is_procedure(c)]
         self.relative_cue = lexicon.pattern(lexicon.phrases("cues.yaml", "other_experiencer"),

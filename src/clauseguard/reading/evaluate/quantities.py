@@ -135,7 +135,13 @@ class QuantityReader(AtomReader):
             count, fact = prior
             total = count + 1  # the requested one counts too
             desc = f"{_num(count)} prior in the {atom.per.label} window, plus this request"
-            return self._record(atom, role, compare("==", total, atom.comparator, atom.value), desc, fact.span, fact.source)
+            verdict = compare("==", total, atom.comparator, atom.value)
+            if verdict == MET and atom.item.split()[-1] in self.supplies:
+                # prior deliveries of strips or lancets say how often, not how many: each is at least one unit,
+                # so they can show a limit in units exceeded, never kept
+                return self._record(atom, role, UNKNOWN, desc, fact.span, fact.source,
+                                    missing=f"{atom.item} per {atom.per.label}")
+            return self._record(atom, role, verdict, desc, fact.span, fact.source)
         return self._unstated(atom, role, f"prior {atom.item} in the last {atom.per.label}")
 
     def _prior_count(self, atom: Count) -> tuple[float, ServiceFact] | None:
@@ -157,7 +163,12 @@ class QuantityReader(AtomReader):
             if f.ago_days is not None and f.status == "present":
                 if atom.per.unit == "calendar_year":
                     continue  # "N months ago" does not say which calendar year
-                return (1.0 if f.ago_days <= window_days else 0.0), f
+                least = f.ago_least if f.ago_least is not None else f.ago_days
+                if f.ago_days <= window_days:
+                    return 1.0, f
+                if least > window_days and f.on_date is None:
+                    return 0.0, f  # a calendar date fails a limit, never clears one (as for a visit's window)
+                continue  # a month that straddles the window's start: it may be inside or not
         return None
 
     def _same_service(self, concept: str, item: str) -> bool:

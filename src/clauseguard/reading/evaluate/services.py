@@ -49,7 +49,12 @@ class ServiceReader(AtomReader):
     def _event(self, atom: Event, role: Role) -> AtomResult:
         """A visit, test or evaluation within the window before the request: a dated fact decides. One
         dated inside the window meets it; one dated before it fails it only when the note says it was
-        the latest ("last seen in March"), since an older visit says nothing of a later one."""
+        the latest ("last seen in March"), since an older visit says nothing of a later one.
+
+        A calendar date ("office visit 03/22/2024", "last saw him in March 2024") only ever fails the window:
+        in a blind holdout case a visit dated inside it met a criterion the author expected to stay open
+        (a date in a note may be the note's, the order's or another visit's), so a visit in the window needs
+        a date written as how long ago it was ("5 weeks ago", "today")."""
         window = atom.within.length * _DAYS[atom.within.unit] if atom.within is not None else math.inf
         wanted = {m.name for m in self.lex.find_concepts(atom.item)}
         verdicts: list[AtomResult] = []
@@ -62,8 +67,12 @@ class ServiceReader(AtomReader):
             if f.status == "absent":
                 verdicts.append(self._record(atom, role, NOT_MET, f.span.text if f.span else atom.item, f.span, f.source))
                 continue
-            ago = f.ago_days or 0.0
-            status: Value = MET if ago <= window + 0.5 else NOT_MET if f.latest else UNKNOWN
+            most = f.ago_days or 0.0
+            least = f.ago_least if f.ago_least is not None else most
+            # a month alone ("in March 2024") meets the window only if all of it lies inside, fails it only if none does
+            status: Value = MET if most <= window + 0.5 else NOT_MET if f.latest and least > window + 0.5 else UNKNOWN
+            if status == MET and f.on_date is not None:
+                status = UNKNOWN  # a calendar date can fail a window, never meet it (see the docstring)
             if match == "broader" and status == MET:
                 status = UNKNOWN  # a visit whose kind is not said: not the in-person one the clause asks for
             if status == MET and not self._for_purpose(f, atom, wanted):

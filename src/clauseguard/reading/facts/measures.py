@@ -15,7 +15,7 @@ from clauseguard.corpus.criteria import Period
 from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import NUMBER_TOKEN, C, Note
 from clauseguard.reading.facts.sheet import GapFact, MeasureFact
-from clauseguard.reading.facts.values import bmi_fact, body_measures, rate_in
+from clauseguard.reading.facts.values import bmi_fact, body_measures, notation, rate_in
 from clauseguard.reading.lexicon import normalise
 
 _LEAD: Final = (r"^\s*(?:(?:level|value|result|reading|remains|remained|now|today|currently|measured|of\s+about|about|"
@@ -100,6 +100,13 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
                     span_start, span_end = min(span_start, r_start), max(span_end, r_end)
         if value is None:
             continue
+        if per is None and bm and qdef.per is not None:
+            # "4 injections/day", "3 fingersticks a day": the count before the name, its period right after it
+            nt = notation(note)
+            pm = nt.period_after_re.match(after)
+            if pm:
+                per = Period(1.0, nt.period_words[normalise(pm.group("p"))])  # type: ignore[arg-type]
+                span_end = q.end + pm.end()
         if _another_value(note, q, span_start, span_end, concepts, value):
             out.append(MeasureFact(q.name, "unknown", note.span(span_start, span_end), value, comparator,
                                    unit or qdef.unit, assertion=_assertion(q)))

@@ -11,10 +11,12 @@ from collections.abc import Iterable
 from datetime import date
 
 from clauseguard.corpus.criteria import Criteria, all_atoms
+from clauseguard.reading.facts.acuity import acuity_facts
 from clauseguard.reading.facts.ages import age_facts, onset_from_age
 from clauseguard.reading.facts.assertion import assert_mentions, find_sections, relative_regions
 from clauseguard.reading.facts.codes import code_facts, reconcile
 from clauseguard.reading.facts.diagnoses import condition_facts
+from clauseguard.reading.facts.events import described_events
 from clauseguard.reading.facts.measures import measure_facts
 from clauseguard.reading.facts.mentions import find_mentions
 from clauseguard.reading.facts.note import Note
@@ -103,9 +105,12 @@ def read_facts(
     gaps.extend(missing)
     facts.extend(quantity_facts(note, pipeline, mentions, vocab))
     facts.extend(documentation_facts(note, mentions))
+    facts.extend(acuity_facts(note, mentions))  # "BCVA 20/400 OD, 20/300 OS": severe visual impairment
     # a value stated about a relative ("her mother was diagnosed at age 42") is not the member's
     facts = [f for f in facts if f.span is None or not about_relative(regions, f.span.start)]
     facts.extend(relative_facts(note, regions, mentions))
+    # after the relatives' filter: the one who found the member or called for help is often a relative
+    facts.extend(described_events(note, mentions))
     conditions, services, unknown = code_facts(note, tuple(diagnosis_codes), tuple(procedure_codes), vocab)
     facts = reconcile(note, facts, conditions)
     facts.extend(regimen_counts(note, facts))  # "glargine once at bedtime, no mealtime insulin": one injection a day

@@ -3,7 +3,8 @@ is one insulin injection a day (the lexicon's `counted_from` names the class of 
 
 It owns adding up the rates of the therapies a note lists. It never counts a regimen the note leaves
 open: unless the note closes it (another therapy of the class denied, or the regimen said to be the
-only one), the sum is only a lower bound; a listed therapy without a rate leaves the count unread.
+only one), the sum is only a lower bound; a listed therapy without a rate leaves the count unread (a class
+named again without a drug, "on basal insulin only", restates a rated drug of that class).
 """
 
 from __future__ import annotations
@@ -42,13 +43,18 @@ def _count(note: Note, q: QuantityDef, therapies: list[TherapyFact]) -> MeasureF
         return None
     if any(lex.is_a(f.therapy, n) for f in taken for n in q.not_counted):
         return None  # part of the regimen is given another way: no count of its doses
+    rated = [f for f in taken if f.rate is not None]
+    # "Tresiba 24 u once daily ... A: on basal insulin only": a class named without a drug and without a rate,
+    # where a rated drug of that class is listed, is the same therapy said again, not another one
+    taken = [f for f in taken if f.rate is not None or f.drug is not None
+             or not any(r.therapy == f.therapy or lex.is_a(r.therapy, f.therapy) for r in rated)]
     daily: list[float] = []
     for f in taken:
         if f.rate is None or f.rate.per.unit != "day" or f.rate.per.length <= 0:
             return None  # a therapy of the regimen with no rate a day: the count is not stated
         daily.append(f.rate.count / f.rate.per.length)
     denied = [f for f in of_class if f.status == "absent"]
-    closed = bool(denied) or any(_said_only(note, f) for f in taken)
+    closed = bool(denied) or any(_said_only(note, f) for f in of_class if f.status == "present" and f.course not in _PAST)
     spans = [f.span for f in taken + denied if f.span is not None]
     start, end = min(s.start for s in spans), max(s.end for s in spans)
     return MeasureFact(q.name, "present", note.span(start, end), sum(daily), "==" if closed else ">=", q.unit,

@@ -17,6 +17,7 @@ from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import C, Note
 from clauseguard.reading.facts.pipeline import Pipeline
 from clauseguard.reading.facts.sheet import DocumentationFact, GapFact, QuantityFact, ServiceFact, TenureFact
+from clauseguard.reading.facts.values import dated_after
 from clauseguard.reading.lexicon import normalise
 
 ITEM = r"(?P<item>(?:[a-z][a-z\-]*\s+){0,3}?[a-z][a-z\-]*)"
@@ -55,25 +56,30 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
         ago = re.search(rf"(?P<n>{N})\s+(?P<t>{T})\s+ago", clause, re.I)
         if ago and _owner(mentions, s_start, s_end, s_start + ago.start()) is not m:
             ago = None  # "seen in clinic 5 weeks ago ... qualifies for the sensor": the visit's date, not the sensor's
+        # "office visit 03/22/2024", "last saw him in March 2024", "seen in person today": a date right after it
+        # (only for a named service: a bare "session" or "visit" may be the requested one itself)
+        on = dated_after(note, m.end, s_end) if ago is None and m.kind == "service" else None
         window = re.search(r"(?:in|within|during)\s+the\s+(?:past|last|previous|same|current|preceding)\s+(?P<w>[^,.;]+?)"
                            r"(?=$|[,.;]|\s+(?:and|but|with)\s)", clause, re.I) or \
             re.search(r"(?:earlier|already)\s+(?:in\s+)?(?:the\s+)?(?P<w>same\s+calendar\s+year|this\s+calendar\s+year|this\s+year)",
                       clause, re.I)
-        if not (has_cue or ago or window):
+        if not (has_cue or ago or window or on):
             continue
         concepts = (m.name,) if m.kind == "service" else ()
         # the service and what dates or counts it, no more of the sentence than that
-        dated_end = max([m.end] + [s_start + x.end() for x in (ago, window) if x is not None])
-        if m.kind == "service" and ago:
+        dated_end = max([m.end] + [s_start + x.end() for x in (ago, window) if x is not None] + ([on[2]] if on else []))
+        if m.kind == "service" and (ago or on):
             dated_end = max(dated_end, s_end)  # what the sentence says of it ("seen 5 weeks ago - control reviewed")
         span = note.span(min([m.start] + [s_start + x.start() for x in (ago, window) if x is not None]), dated_end)
-        ago_days = note.days_of(ago.group("n"), ago.group("t")) if ago else None
+        ago_days = note.days_of(ago.group("n"), ago.group("t")) if ago else on[1] if on else None
+        ago_least = on[0] if on else ago_days
         within = note.period_text(window.group("w")) if window else None
         if m.status == "absent":
             out.append(ServiceFact(concepts, span, status="absent", within=within, prior_count=0.0, assertion="negated"))
         elif m.status == "present" and (ago_days is not None or within is not None or has_cue):
             count = 1.0 if within is not None else None
-            out.append(ServiceFact(concepts, span, ago_days=ago_days, within=within, prior_count=count,
+            out.append(ServiceFact(concepts, span, ago_days=ago_days, ago_least=ago_least, on_date=on[3] if on else None,
+                                   within=within, prior_count=count,
                                    latest=latest.search(clause) is not None))
     return out, gaps
 

@@ -121,7 +121,9 @@ class ServiceFact:
     requested: bool = False
     code: str | None = None
     status: Status = "present"
-    ago_days: float | None = None  # when a prior one happened
+    ago_days: float | None = None  # when a prior one happened: the most days before the request
+    ago_least: float | None = None  # the fewest days, when the note dates it only by its month ("in March 2024")
+    on_date: str | None = None  # "day" or "month": the note dates it by the calendar, not by how long ago
     latest: bool = False  # the note says it was the latest one ("last seen in March", "most recent visit")
     within: Period | None = None  # the window a stated count of prior ones covers
     prior_count: float | None = None  # prior ones in `within` (0 for "no ... in the past 12 months")

@@ -41,6 +41,7 @@ class Notation:
                                     r"(?![\w-])", re.I)
         self.period_words = {normalise(w): unit for unit, forms in r.values("period_words").items() for w in forms}
         per = _alt(self.period_words)
+        self.period_after_re = re.compile(rf"\s*(?P<p>{per})(?![\w])", re.I)
         times = _alt(r.values("times_markers"))
         repeat = _alt(T.times)
         self.times_re = re.compile(
@@ -60,6 +61,12 @@ class Notation:
         self.since_re = re.compile(rf"(?<![\w])(?:{_alt(r.values('since_words'))})\s+(?P<d>[0-9][0-9/.-]*[0-9]"
                                    rf"|(?:{_alt(r.values('month_names'))})\.?\s+\d{{4}})", re.I)
         self.months = {normalise(k): int(v) for k, v in r.values("month_names").items()}
+        month = _alt(r.values("month_names"))
+        # a date written in the text: "2024-03-22", "03/22/2024", "03/2024", "22 March 2024", "March 22, 2024", "March 2024"
+        self.date_re = re.compile(rf"(?<![\w/.-])(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}/\d{{1,2}}/(?:\d{{4}}|\d{{2}})|\d{{1,2}}/\d{{4}}"
+                                  rf"|\d{{1,2}}\s+(?:{month})\.?\s+\d{{4}}|(?:{month})\.?\s+\d{{1,2}},?\s+\d{{4}}"
+                                  rf"|(?:{month})\.?\s+\d{{4}})(?![\w/-])", re.I)
+        self.date_link_re = re.compile(rf"[\s:,(\-]*(?:(?:{_alt(r.values('date_links'))})[\s:,(\-]*){{0,3}}", re.I)
         self.dose_re = re.compile(rf"(?<![\w.])(?P<v>\d+(?:\.\d+)?(?:\s*-\s*\d+(?:\.\d+)?)?)\s*(?P<u>{_alt(r.values('dose_units'))})"
                                   rf"(?![\w])", re.I)
         body = r.values("body_measures")
@@ -120,7 +127,8 @@ def rate_in(note: Note, start: int, end: int, *, sig: bool = False,
 
 
 def parse_date(note: Note, raw: str) -> date | None:
-    """ISO, US numeric (03/15/2024, 3/15/24) or month and year (03/2024, March 2024: its first day)."""
+    """ISO, US numeric (03/15/2024, 3/15/24), written out (22 March 2024, March 22, 2024) or month and year
+    (03/2024, March 2024: its first day)."""
     raw = raw.strip().rstrip(".")
     try:
         if m := re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", raw):
@@ -133,9 +141,53 @@ def parse_date(note: Note, raw: str) -> date | None:
         if m := re.fullmatch(r"([a-z]+)\.?\s+(\d{4})", raw, re.I):
             month = notation(note).months.get(normalise(m[1]))
             return date(int(m[2]), month, 1) if month else None
+        if m := re.fullmatch(r"(\d{1,2})\s+([a-z]+)\.?\s+(\d{4})|([a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})", raw, re.I):
+            day_text, name, year_text = (m[1], m[2], m[3]) if m[1] else (m[5], m[4], m[6])
+            month = notation(note).months.get(normalise(name))
+            return date(int(year_text), month, int(day_text)) if month else None
     except ValueError:
         return None
     return None
+
+
+def date_range(note: Note, raw: str) -> tuple[date, date] | None:
+    """The days a written date allows: the day itself, or every day of the month for a month and year."""
+    first = parse_date(note, raw)
+    if first is None:
+        return None
+    if re.fullmatch(r"\d{1,2}/\d{4}|[a-z]+\.?\s+\d{4}", raw.strip().rstrip("."), re.I):
+        return first, date(first.year + first.month // 12, first.month % 12 + 1, 1) - timedelta(days=1)
+    return first, first
+
+
+def dated_after(note: Note, end: int, stop: int) -> tuple[float, float, int, str | None] | None:
+    """When an event named just before `end` took place, from a date or a word of time written right after
+    it ("office visit 03/22/2024", "last saw him in March 2024", "seen in person today"): (fewest, most)
+    days before the request, where the date ends, and "day" or "month" when it is a calendar date. Only link words may stand between the two; a date
+    after the request's dates nothing. A date outweighs a word ("visit today (03/22/2024)")."""
+    if note.as_of is None:
+        return None
+    nt = notation(note)
+    link = nt.date_link_re.match(note.clean, end, stop)
+    found = nt.date_re.match(note.clean, link.end() if link else end, stop)
+    if found is not None:
+        span = date_range(note, found.group())
+        if span is None or span[0] > note.as_of:
+            return None
+        first, last = span[0], min(span[1], note.as_of)
+        return (float((note.as_of - last).days), float((note.as_of - first).days), found.end(),
+                "day" if span[0] == span[1] else "month")
+    words = note.tables.ago_words
+    if not words:
+        return None
+    alt = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(words, key=len, reverse=True))
+    hit = re.compile(rf"[\s:,(\-]*(?:on\s+|in\s+)?(?P<w>{alt})(?![\w-])", re.I).match(note.clean, end, stop)
+    if hit is None:
+        return None
+    fewest, most = words[normalise(hit.group("w"))]
+    if fewest == 0 and most > 0:
+        return None  # "this week", "this month": the current period holds the request itself too
+    return fewest, most, hit.end(), None
 
 
 def dated_before(note: Note, start: int, end: int) -> tuple[float, float] | None:
