@@ -281,13 +281,15 @@ def test_a_value_stated_about_a_relative_is_not_the_member_s() -> None:
     assert not sheet.of(MeasureFact)
 
 
-def test_two_values_for_one_quantity_leave_it_unknown() -> None:
-    [a1c] = read_facts("A1c 7.4% three months ago and 8.3% now.").of(MeasureFact)
-    assert a1c.status == "unknown"
-    [bmi] = read_facts("BMI 42, previously 38.").of(MeasureFact)
-    assert bmi.status == "unknown"
-    [tests] = read_facts("Four fingersticks per day last year, now two per day.").of(MeasureFact)
-    assert tests.status == "unknown"
+def test_two_values_for_one_quantity_are_each_kept_marked_conflicting() -> None:
+    """Which is current is not read: each is kept, and evaluation decides only what every one gives."""
+    a1c = read_facts("A1c 7.4% three months ago and 8.3% now.").of(MeasureFact)
+    assert sorted(f.value for f in a1c) == [7.4, 8.3] and all(f.conflicting for f in a1c)
+    bmi = read_facts("BMI 42, previously 38.").of(MeasureFact)
+    assert sorted(f.value for f in bmi) == [38, 42] and all(f.conflicting for f in bmi)
+    assert [f.span.text for f in bmi if f.span is not None] == ["BMI 42", "38"]
+    tests = read_facts("Four fingersticks per day last year, now two per day.").of(MeasureFact)
+    assert sorted(f.value for f in tests) == [2, 4] and all(f.conflicting and f.per == tests[0].per for f in tests)
 
 
 def test_a_number_inside_a_name_counts_nothing() -> None:

@@ -104,10 +104,13 @@ A1C = tree(A1C_TEXT, {"kind": "measure", "span": "the hemoglobin A1c is greater 
     (A1C, "HbA1c 9.1%. Repeat HbA1c 9.1% on 02/2024.", "covered"),
     (A1C, "HbA1c 9.1% in January; HbA1c 7.2% today.", "undecided"),
     (A1C, "A1c 7.4%. A1c 9.0%.", "undecided"),
+    # two values that give one outcome decide it, whichever is the member's (a lab series, a handler's "prior")
+    (A1C, "Labs: HbA1c 8.9% (10/2023), 8.7% (01/2024).", "covered"),
+    (A1C, "A1c 7.4%, prior 7.9%.", "not_covered"),
 ])
 def test_a_value_stated_twice_is_one_fact_and_two_values_are_a_conflict(criteria: Criteria, narrative: str,
                                                                          outcome: str) -> None:
-    """Two different values for one fact decide nothing, whichever the first is (never a pick)."""
+    """Two different values for one fact decide only what both give, whichever the first is (never a pick)."""
     assert evaluate(criteria, read_facts(narrative, as_of=AS_OF)).outcome == outcome
 
 

@@ -18,10 +18,8 @@ class QuantityReader(AtomReader):
 
     def _measure(self, atom: Measure, role: Role) -> AtomResult:
         facts = [f for f in self.facts.of(MeasureFact) if self._related(f.quantity, atom.quantity) == "narrower"]
-        conflicting = next((f for f in facts if f.conflicting), None)
-        if conflicting is not None:  # two values for one measure: never a pick
-            return self._record(atom, role, UNKNOWN, conflicting.quantity, conflicting.span, conflicting.source,
-                                missing=atom.quantity, note="the request states conflicting values")
+        # two values for one measure are never a pick: each is judged, and only an outcome every one of
+        # them gives decides ("HbA1c 8.9% (10/2023), 8.7% (01/2024)" against "> 8%"), as for tenure below
         verdicts: list[AtomResult] = []
         for f in facts:
             desc = f"{f.quantity} {'' if f.comparator == '==' else f.comparator + ' '}" + (
@@ -72,7 +70,8 @@ class QuantityReader(AtomReader):
     def _age(self, atom: Age, role: Role) -> AtomResult:
         facts = [f for f in self.facts.of(AgeFact) if f.of == atom.of]
         conflicting = next((f for f in facts if f.conflicting), None)
-        if conflicting is not None:  # two ages for one person or onset: never a pick
+        # two ages for one person or onset: never a pick; only an outcome both give decides
+        if conflicting is not None and len({compare(f.comparator, f.value, atom.comparator, atom.value) for f in facts}) > 1:
             return self._record(atom, role, UNKNOWN, None, conflicting.span, conflicting.source,
                                 missing="age at onset" if atom.of == "onset" else "age",
                                 note="the request states conflicting values")

@@ -15,6 +15,7 @@ from typing import Any, Final
 from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import Note
 from clauseguard.reading.facts.pipeline import Pipeline, Target
+from clauseguard.reading.lexicon import normalise
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,28 @@ def assert_mentions(note: Note, pipeline: Pipeline, mentions: Sequence[Mention])
         m.section = note.section_at(m.start)
         if _settle(note, m, modifiers):
             kept.append(m)
+    return _form_labels(note, kept)
+
+
+def _form_labels(note: Note, mentions: list[Mention]) -> list[Mention]:
+    """A mention inside a form field's label takes its status from the field's answer: dropped where the
+    answer names the same thing again (the restatement carries the status), left unread where the answer
+    opens with a negation no cue read as answering the label."""
+    text = note.clean
+    negations = frozenset(normalise(w) for w in note.rules.section("context.yaml")["label_answer_negations"])
+    kept: list[Mention] = []
+    for m in mentions:
+        label = _LABEL_LINE.match(text, text.rfind("\n", 0, m.start) + 1)
+        if label is None or m.end >= label.end():
+            kept.append(m)
+            continue
+        end = max(note.sentence_of(m.start)[1], label.end())  # the answer: the rest of the label's sentence
+        if any(o is not m and o.kind == m.kind and o.name == m.name and label.end() <= o.start < end for o in mentions):
+            continue
+        answer = normalise(text[label.end():end]).split()
+        if m.assertion == "affirmed" and not m.by_cue and answer and answer[0].strip(".,;") in negations:
+            m.assertion, m.by_cue = "not_documented", True
+        kept.append(m)
     return kept
 
 

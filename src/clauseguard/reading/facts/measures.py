@@ -107,14 +107,17 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
             if pm:
                 per = Period(1.0, nt.period_words[normalise(pm.group("p"))])  # type: ignore[arg-type]
                 span_end = q.end + pm.end()
-        if _another_value(note, q, span_start, span_end, concepts, value):
+        also = _other_values(note, q, span_start, span_end, concepts, value)
+        if also is not None and not also:
             out.append(MeasureFact(q.name, "unknown", note.span(span_start, span_end), value, comparator,
                                    unit or qdef.unit, assertion=_assertion(q)))
             continue
         unit = unit or qdef.unit
         if per is None and (qdef.per is not None or re.search(rf"(?<![\w-])(?:{T.freq_alt})(?![\w-])", before + " " + after, re.I)):
+            # after the name, before it, or inside it ("one daily injection", "2 daily insulin injections")
             fm = re.search(rf"(?<![\w-])(?P<f>{T.freq_alt})(?![\w-])", after, re.I) or \
-                re.search(rf"(?<![\w-])(?P<f>{T.freq_alt})(?![\w-])", before, re.I)
+                re.search(rf"(?<![\w-])(?P<f>{T.freq_alt})(?![\w-])", before, re.I) or \
+                (re.search(rf"(?<![\w-])(?P<f>{T.freq_alt})(?![\w-])", note.clean[q.start:q.end], re.I) if bm else None)
             if fm:
                 per = Period(1.0, T.freq[normalise(fm.group("f"))])  # type: ignore[arg-type]
                 if fm.string is after:
@@ -122,8 +125,11 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
             elif qdef.per is not None:
                 continue  # a count of something without its period is no measure
         status = "unknown" if hedged else "present"
-        out.append(MeasureFact(q.name, status, note.span(span_start, span_end), value, comparator, unit, per,  # type: ignore[arg-type]
-                               assertion=_assertion(q)))
+        # a second value in the sentence ("HbA1c 8.9% (10/2023), 8.7% (01/2024)"): which is current is not
+        # read, so each is kept marked conflicting and only an outcome every one of them gives decides
+        for v, a, b in ((value, span_start, span_end), *(also or ())):
+            out.append(MeasureFact(q.name, status, note.span(a, b), v, comparator, unit, per,  # type: ignore[arg-type]
+                                   assertion=_assertion(q), conflicting=bool(also)))
     for name, (_value, start, end, written, unit) in body_measures(note).items():
         if written is not None and not any(f.quantity == name for f in out):
             out.append(MeasureFact(name, "present", note.span(start, end), written, "==", unit))
@@ -140,16 +146,22 @@ def _assertion(q: Mention) -> Any:
 
 def _another_value(note: Note, q: Mention, start: int, end: int, concepts: list[Mention],
                    value: float | None = None) -> bool:
-    """A second value for the same quantity in the sentence ("7.4% three months ago and 8.3% now",
-    "four per day last year, now two per day") or a value marked as past: which one is current is not
-    read, so the value is unknown."""
+    return _other_values(note, q, start, end, concepts, value) is not None
+
+
+def _other_values(note: Note, q: Mention, start: int, end: int, concepts: list[Mention],
+                  value: float | None = None) -> list[tuple[float, int, int]] | None:
+    """The other values for the same quantity in the sentence ("7.4% three months ago and 8.3% now",
+    "four per day last year, now two per day") with where each is written: which one is current is not
+    read. None: there are none; empty: the value is marked as past, or another number cannot be read."""
     s_start, s_end = note.sentence_of(q.start)
     nxt = [x for x in note.lexicon.find_quantities(note.clean[q.end:s_end]) if x.name != q.name]
     stop = q.end + nxt[0].start if nxt else s_end
     rest = note.clean[end:stop]
     time = note.time_re
     named = [(c.start, c.end) for c in concepts]
-    for num in re.finditer(rf"(?<![\w./-])(?P<n>\d+(?:\.\d+)?|{note.number_re})(?![\w./-])(?!\s*(?:{time})\b)", rest, re.I):
+    found: list[tuple[float | None, int, int]] = []
+    for num in re.finditer(rf"(?<![\w./-])(?P<n>\d+(?:\.\d+)?|{note.number_re})(?![\w/-])(?!\.\d)(?!\s*(?:{time})\b)", rest, re.I):
         if re.match(r"\s*\(", rest[num.end():]) or re.match(r"\s*[/-]\s*\d", rest[num.end():]):
             continue
         if re.search(r"\d\s*[/-]\s*$", rest[:num.start()]):
@@ -158,7 +170,10 @@ def _another_value(note: Note, q: Mention, start: int, end: int, concepts: list[
             continue  # the "2" of "type 2 diabetes" is no second value
         if value is not None and note.num_at(num.group("n")) == value:
             continue  # the same value said again ("QID ... confirms 4 checks every day")
-        return True
+        found.append((note.num_at(num.group("n")), end + num.start(), end + num.end()))
+    if found:
+        values = [(v, a, b) for v, a, b in found if v is not None]
+        return values if len(values) == len(found) else []
     past = note.lexicon.pattern(note.lexicon.phrases(C, "past_value"), "cue-past")
     window = note.clean[max(s_start, start - 12):start] + " " + note.clean[end:min(stop, end + 20)]
-    return past.search(window) is not None
+    return [] if past.search(window) is not None else None

@@ -330,6 +330,8 @@ def _list_scope(target: Span, between: Span, openers: frozenset[str], piece_word
         if token.lower_ in _JOINERS and i + 1 < len(tokens) and tokens[i + 1].lower_ in openers:
             return False  # "continue metformin and start insulin": a new clause, joined
         pieces[-1].append(token)
+    if tokens and (tokens[-1].text == "," or tokens[-1].lower_ in _JOINERS) and doc[target.start].lower_ in openers:
+        return False  # "no pump, and checks her glucose ...": the mention's own first word opens a clause
     for i, piece in enumerate(pieces):
         words = [t.lower_ for t in piece]
         if i > 0 and words and (words[0] in openers or " ".join(words[:2]) in openers):

@@ -1,6 +1,6 @@
 """One value stated more than once in a note: the same value twice is one fact (its first statement);
 two different values for one fact are a conflict, and every statement of it is kept marked
-`conflicting`, which evaluation reads as unknown.
+`conflicting`, which evaluation reads as unknown unless every one of the values gives one outcome.
 
 It owns deciding when two statements are of one fact (an age of the same person or onset, a measure
 of the same quantity in the same unit and period, a quantity of the same item over the same period)

@@ -296,8 +296,29 @@ def documentation_facts(note: Note, mentions: list[Mention]) -> list[Documentati
         item, about = tests[-1], found[0]
         status = "unknown" if "unknown" in (about.status, item.status) else about.status
         out.append(DocumentationFact(item.name, status, note.span(item.start, about.end), about.name))  # type: ignore[arg-type]
+    out.extend(_compound_evidence(note, usable))
     for m in usable:
         # a service ordered, pending or hedged documents nothing yet; one stated not done documents its absence
         if m.kind == "service" and m.status in ("unknown", "absent"):
             out.append(DocumentationFact(m.name, m.status, note.span(m.start, m.end), assertion=m.assertion))  # type: ignore[arg-type]
+    return out
+
+
+def _compound_evidence(note: Note, usable: list[Mention]) -> list[DocumentationFact]:
+    """"MRI-confirmed medial meniscus tear": the test, a hyphen and the cue, then the finding in the same clause
+    with only words between."""
+    lex = note.lexicon
+    cue = re.compile(rf"\s*-\s*(?:{'|'.join(map(re.escape, lex.phrases(C, 'evidence_compound')))})(?![\w-])", re.I)
+    out: list[DocumentationFact] = []
+    for m in (m for m in usable if m.kind == "service"):
+        hit = cue.match(note.clean, m.end)
+        if hit is None:
+            continue
+        _left, right = note.clause_bounds(m.start, stop_words=False)
+        found = [x for x in usable if hit.end() <= x.start and x.end <= right and x.kind in ("condition", "free")
+                 and re.fullmatch(r"[\s\w'-]*", note.clean[hit.end():x.start])]
+        if found:
+            about = found[0]
+            status = about.status if m.status == "present" and about.status != "unknown" else "unknown"
+            out.append(DocumentationFact(m.name, status, note.span(m.start, about.end), about.name))  # type: ignore[arg-type]
     return out

@@ -87,7 +87,7 @@ class MeasureFact:
     source: str = NARRATIVE
     assertion: Assertion = "affirmed"
     derived: bool = False  # computed from other stated values (BMI from height and weight)
-    conflicting: bool = False  # the note states another value for this measure (repeats.py): unknown
+    conflicting: bool = False  # the note states another value for this measure: decides only what all give
 
 
 @dataclass(frozen=True)
