@@ -36,3 +36,18 @@ def test_the_list_still_reaches_its_own_items() -> None:
 def test_a_count_with_daily_inside_the_name_is_a_count_a_day(narrative: str, count: float) -> None:
     [fact] = _measure(narrative, "insulin injections")
     assert fact.value == count and fact.per is not None and fact.per.unit == "day" and fact.per.length == 1.0
+
+
+@pytest.mark.parametrize("narrative", [
+    # the number belongs to the diagnosis, the count to "multiple": no injection count is written
+    "Type 1 diabetes on multiple daily injections for two years.",  # handler summary
+    "Pt with DM type 2 on multiple daily insulin injections.",  # SOAP shorthand
+    "Diabetes mellitus type 1, managed with multiple daily injections since 2019.",  # referral letter
+])
+def test_a_number_inside_another_name_is_no_count(narrative: str) -> None:
+    assert all(f.value is None or f.status != "present" for f in _measure(narrative, "insulin injections"))
+
+
+def test_the_count_nearest_the_name_is_read_past_a_number_in_a_diagnosis() -> None:
+    [fact] = _measure("Member with type 2 diabetes takes three insulin injections a day.", "insulin injections")
+    assert fact.value == 3.0 and fact.span.text.startswith("three")

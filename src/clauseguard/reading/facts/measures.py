@@ -48,9 +48,7 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
         unit = ""
         span_start, span_end = q.start, q.end
         am = re.match(rf"{_LEAD}(?P<n>\d+(?:\.\d+)?)\s*(?P<u>{T.unit_alt})?(?![\w])", after, re.I)
-        bm = re.search(rf"(?<![\w-])(?P<n>(?:{N})(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?|single|a\s+single)"
-                       rf"(?:\s+(?P<more>or\s+more|or\s+greater))?\s*(?P<u>{T.unit_alt})?"
-                       rf"\s+(?:(?:of|daily|self-monitored|[a-z\-]+)\s+){{0,3}}$", before, re.I)
+        bm = _count_before(before, left, N, T.unit_alt, concepts)
         aside = None
         if qdef.per is not None and not am and not bm:
             # "multiple daily insulin injections, four a day" / "(three to five a day": a rate in an aside
@@ -137,6 +135,21 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
     if bmi is not None and not any(f.quantity == "body mass index" and f.value is not None for f in out):
         out.append(bmi)
     return out, gaps
+
+
+def _count_before(before: str, left: int, N: str, units: str, concepts: list[Mention]) -> re.Match[str] | None:
+    """The count written just before a quantity's name ("three insulin injections", "4 daily fingersticks"),
+    a few words before it at most; never a number inside another thing's name ("type 2 diabetes takes
+    three insulin injections", "Type 1 diabetes on multiple daily injections")."""
+    pattern = re.compile(rf"(?<![\w-])(?P<n>(?:{N})(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?|single|a\s+single)"
+                         rf"(?:\s+(?P<more>or\s+more|or\s+greater))?\s*(?P<u>{units})?"
+                         rf"\s+(?:(?:of|daily|self-monitored|[a-z\-]+)\s+){{0,3}}$", re.I)
+    pos = 0
+    while (m := pattern.search(before, pos)) is not None:
+        if not any(c.start <= left + m.start("n") < c.end for c in concepts):
+            return m
+        pos = m.end("n")
+    return None
 
 
 def _assertion(q: Mention) -> Any:
