@@ -186,7 +186,9 @@ _GAP_TYPES: Final = {"condition": ("condition", "documentation"), "therapy": ("t
 def _type_meets(read: str, expected: str) -> bool:
     if read.startswith("gap:"):
         return expected in _GAP_TYPES.get(read[4:], ())
-    return read == expected or (expected == "documentation" and read == "service")
+    # Documentation of a thing is read as the thing itself: a service done, or a documented state the
+    # lexicon keeps among its concepts (device training, prior approval, a prescription).
+    return read == expected or (expected == "documentation" and read in ("service", "condition"))
 
 
 # --- comparing ---------------------------------------------------------------------------------------
@@ -280,6 +282,12 @@ def _same(name: str, want: Any, got: Any, expected: Mapping[str, Any]) -> bool:
     return bool(want == got)
 
 
+def _named(fact: Mapping[str, Any], read: Read, names: list[str]) -> list[str]:
+    """The names a read must meet: documentation read as a concept meets its item, never a word of the quote
+    ("teaching with the diabetes educator" documents no diabetes)."""
+    return names[:-1] if fact["type"] == "documentation" and read.type == "condition" else names
+
+
 def judge_entry(entry: Mapping[str, Any], lexicon: Lexicon | None = None) -> list[Verdict]:
     lex = lexicon or default_lexicon()
     text = str(entry["text"])
@@ -293,7 +301,7 @@ def judge_entry(entry: Mapping[str, Any], lexicon: Lexicon | None = None) -> lis
         end = start + len(quote)
         names = [str(fact[k]) for k in ("concept", "therapy", "item", "quantity") if fact.get(k)] + [quote]
         found = [r for r in reads if r.start < end and start < r.end and _type_meets(r.type, str(fact["type"]))
-                 and (fact["type"] == "age" or any(_names_meet(n, r.names, lex) for n in names))]
+                 and (fact["type"] == "age" or any(_names_meet(n, r.names, lex) for n in _named(fact, r, names)))]
         if not found:
             out.append(Verdict(str(entry["id"]), fact, "refused", "no fact read"))
             continue

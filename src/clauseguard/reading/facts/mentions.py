@@ -59,7 +59,7 @@ class Mention:
 def find_mentions(note: Note, pipeline: Pipeline, vocabulary: tuple[str, ...]) -> list[Mention]:
     """Every mention, longest first where they overlap: a criterion's literal term beats a shorter
     lexicon match; a drug the dictionary names counts only where nothing else was found. Measured
-    quantities are matched apart and may overlap a concept."""
+    quantities and the wordings of wordings.yaml are matched apart and may overlap a concept."""
     doc = note.doc
     found = [_mention(t) for t in pipeline.lexicon_targets(doc)]
     for t in pipeline.vocabulary_targets(doc, vocabulary):
@@ -74,6 +74,7 @@ def find_mentions(note: Note, pipeline: Pipeline, vocabulary: tuple[str, ...]) -
         if not any(o.start < m.end and m.start < o.end for o in found):
             found.append(m)
     found.extend(_mention(t) for t in pipeline.quantity_targets(doc))
+    found.extend(_mention(t) for t in pipeline.wording_targets(doc))
     found.sort(key=lambda m: (m.start, -m.end, m.kind))
     return found
 

@@ -136,10 +136,15 @@ class Note:
                         out.append((start + lead, start + len(piece.rstrip())))
                     start = cut
             offset += len(line) + 1
-        # a sentence of punctuation alone ("? Hypoglycemia unawareness." split at its "?") opens the next one
+        # a sentence of punctuation alone ("? Hypoglycemia unawareness." split at its "?") opens the next one;
+        # a one-word answer ("Trained on device? Unknown.") closes its question's
+        answers = {normalise(str(a)) for a in self.rules.section("context.yaml").get("question_answers", ())}
         merged: list[tuple[int, int]] = []
         for start, end in out:
             if merged and not any(c.isalnum() for c in text[merged[-1][0]:merged[-1][1]]):
+                merged[-1] = (merged[-1][0], end)
+            elif merged and text[merged[-1][1] - 1] == "?" and normalise(text[start:end].rstrip(".!")) in answers \
+                    and "\n" not in text[merged[-1][1]:start]:
                 merged[-1] = (merged[-1][0], end)
             else:
                 merged.append((start, end))

@@ -69,6 +69,10 @@ class Pipeline:
         self.lexicon_matcher.add([r for r in rules_found if r.category != "QUANTITY"])
         self.quantity_matcher = ms.TargetMatcher(self.nlp, result_type=None)
         self.quantity_matcher.add([r for r in rules_found if r.category == "QUANTITY"])
+        # a wording spans the words of what it counts ("adjusted his methotrexate three times"): matched
+        # apart, so the therapy inside it is still a mention of its own
+        self.wording_matcher = ms.TargetMatcher(self.nlp, result_type=None)
+        self.wording_matcher.add(list(self._wording_rules(lexicon)))
         self.context = ms.ConText(self.nlp, rules=None, span_attrs=None, prune_on_target_overlap=True,
                                   input_span_type="group", span_group_name=TARGETS)
         self.context.add([self._context_rule(group) for group in _grouped(rules.cues)])
@@ -95,6 +99,18 @@ class Pipeline:
             label = KIND_LABELS[lexicon.concepts[name].domain] if name is not None else "BLOCK"
             pattern = [{"ORTH": t.text} for t in self.nlp.make_doc(str(written))]
             yield self.ms.TargetRule(str(written), label, pattern=pattern, metadata={"name": name or ""})
+
+    def _wording_rules(self, lexicon: Lexicon) -> Iterable[Any]:
+        """wordings.yaml: token patterns that state a lexicon concept ("glipizide reduced twice")."""
+        for name, patterns in (self.rules.section("wordings.yaml").get("patterns") or {}).items():
+            concept = lexicon.concepts.get(str(name))
+            if concept is None:
+                raise RulesError(f"fact rules wordings.yaml: patterns name {name!r}, which no lexicon file defines")
+            for i, pattern in enumerate(patterns):
+                if not isinstance(pattern, list) or not all(isinstance(t, dict) for t in pattern):
+                    raise RulesError(f"fact rules wordings.yaml: patterns.{name}[{i}] must be a list of token mappings")
+                yield self.ms.TargetRule(f"{name}#{i}", KIND_LABELS[concept.domain], pattern=pattern,
+                                         metadata={"name": concept.name})
 
     def _written_only(self) -> frozenset[str]:
         """Terms whose other number is another word ("lows" is hypoglycemia, "low" an adjective)."""
@@ -195,6 +211,9 @@ class Pipeline:
 
     def quantity_targets(self, doc: Doc) -> list[Target]:
         return [_target(s) for s in _quietly(self.quantity_matcher, doc)]
+
+    def wording_targets(self, doc: Doc) -> list[Target]:
+        return [_target(s) for s in _quietly(self.wording_matcher, doc)]
 
     def vocabulary_targets(self, doc: Doc, vocabulary: tuple[str, ...]) -> list[Target]:
         """Targets for the criteria's own terms the lexicon lacks (a matcher per vocabulary, memoised)."""

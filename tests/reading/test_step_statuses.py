@@ -1,0 +1,123 @@
+"""The status of a step a policy asks the record to show (training, an evaluation, attempts to adjust a
+treatment): counted changes read from how notes count them, and the forms that leave a step open —
+"to be completed", a hedged form answer, a question answered "Unknown", a writer who cannot confirm it.
+Sentences are in the styles of the two blind dev phrasebooks (evals/notes/dev/phrasebook-step-status.yaml,
+phrasebook-cgm-documentation.yaml), reworded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clauseguard.evals.note_phrasebook import counts, judge_phrasebook, load_phrasebook
+from clauseguard.reading.facts import ConditionFact, TherapyFact, read_facts
+
+ATTEMPTS = "more than one attempt to adjust medication or the treatment plan"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _concept(narrative: str, concept: str) -> list[ConditionFact]:
+    return [f for f in read_facts(narrative).facts if isinstance(f, ConditionFact) and f.concept == concept]
+
+
+def _gaps(narrative: str) -> set[str]:
+    return {g.item for g in read_facts(narrative).gaps}
+
+
+@pytest.mark.parametrize("narrative", [
+    "A: lows persist although her glipizide has been reduced twice since spring.",  # SOAP assessment
+    "Over the past year we have titrated his insulin down on three occasions.",  # referral letter
+    "Despite multiple attempts to adjust her basal insulin, lows continue.",  # letter
+    "Pt has had two dose reductions of glargine.",  # handler shorthand
+    "Regimen changed twice since 1/2024.",  # form answer
+])
+def test_changes_counted_more_than_once_state_the_attempts(narrative: str) -> None:
+    [fact] = _concept(narrative, ATTEMPTS)
+    assert fact.status == "present"
+
+
+@pytest.mark.parametrize("narrative", [
+    "BG dropped below 54 twice this week.",  # a reading, not a treatment
+    "Sensor changed twice before the rash settled.",  # a device, not a dose
+    "Insulin reduced and BG checked twice daily.",  # the count belongs to another statement
+    "Glipizide was reduced last month.",  # one change says nothing of a second
+])
+def test_a_count_that_is_not_of_changes_to_a_treatment_states_nothing(narrative: str) -> None:
+    assert _concept(narrative, ATTEMPTS) == []
+
+
+def test_planned_changes_are_not_attempts_made() -> None:
+    facts = _concept("Plan: will reduce glipizide twice more if lows recur.", ATTEMPTS)
+    assert all(f.status != "present" for f in facts)
+
+
+def test_a_wording_keeps_the_therapy_inside_it() -> None:
+    facts = read_facts("We have adjusted his methotrexate three times this year.").facts
+    assert any(isinstance(f, TherapyFact) and f.therapy == "methotrexate" for f in facts)
+    assert any(isinstance(f, ConditionFact) and f.concept == ATTEMPTS for f in facts)
+
+
+@pytest.mark.parametrize("narrative", [
+    "I cannot confirm whether she received device teaching before the pump was started.",
+    "I am unable to confirm whether he was trained on the meter at the pharmacy.",
+    "There is no record that she was trained on the pump.",
+    "We do not know if she was trained on the sensor.",
+    "It is not documented that device training occurred.",
+])
+def test_a_writer_who_cannot_vouch_for_a_step_leaves_it_undocumented(narrative: str) -> None:
+    assert all(f.status != "present" for f in _concept(narrative, "device training"))
+    assert all(f.status != "absent" for f in _concept(narrative, "device training"))  # never a failed step
+    assert "device training" in _gaps(narrative)
+
+
+@pytest.mark.parametrize("narrative", [
+    "Device training: to be completed by the supplier at delivery.",
+    "Pump training: sched 7/10.",
+    "Sensor training - to be arranged after approval.",
+])
+def test_a_step_still_to_come_is_not_done(narrative: str) -> None:
+    [fact] = _concept(narrative, "device training")
+    assert fact.status == "unknown"
+
+
+@pytest.mark.parametrize("narrative", [
+    "Psych evaluation: probably done at an outside program.",
+    "Device training - possibly provided by the supplier.",
+])
+def test_a_hedged_form_answer_leaves_the_step_open(narrative: str) -> None:
+    facts = [f for f in read_facts(narrative).facts if isinstance(f, ConditionFact)]
+    assert facts and all(f.status == "unknown" or f.certainty == "suspected" for f in facts)
+
+
+@pytest.mark.parametrize(("narrative", "status"), [
+    ("Has member been trained on device? Unknown.", None),
+    ("Oral steroids tried? Unclear.", None),
+    ("Prior PT? No.", "absent"),
+])
+def test_a_question_answered_at_once_takes_its_answer(narrative: str, status: str | None) -> None:
+    facts = [f for f in read_facts(narrative).facts if f.status == "present"]
+    assert facts == [] if status is None else all(f.status == status for f in read_facts(narrative).facts)
+
+
+def test_a_denied_dose_change_is_no_denial_of_the_drug() -> None:
+    facts = read_facts("Tried duloxetine for 3 months. No dose adjustment of duloxetine attempted.").facts
+    assert all(f.status == "present" for f in facts if isinstance(f, TherapyFact) and f.therapy == "duloxetine")
+
+
+def test_a_denied_change_of_a_state_still_denies_it() -> None:
+    # "no change in clinical status" is the state denied: a dose's words only, never any "no change in"
+    facts = read_facts("Prior sleep study five months ago. No change in clinical status.").facts
+    assert not any(f.status == "present" and "change" in str(getattr(f, "concept", "")) for f in facts)
+
+
+@pytest.mark.parametrize("name", ["phrasebook-step-status.yaml", "phrasebook-cgm-documentation.yaml"])
+def test_the_dev_step_phrasebooks_read_no_step_as_done_that_is_not(name: str) -> None:
+    """The blind dev phrasebooks' documentation facts: a step the note leaves open (planned, hedged,
+    unverifiable, denied) is never read as done. Other wrong reads are counted in the README."""
+    entries = load_phrasebook(ROOT / "evals" / "notes" / "dev" / name)
+    verdicts = judge_phrasebook(entries)
+    opened = [v for v in verdicts if v.verdict == "wrong" and v.fact["type"] == "documentation"
+              and v.fact["status"] in ("planned", "possible", "not_documented", "negated") and "affirmed" in v.why]
+    assert opened == []
+    assert counts(verdicts)["exact"] > 0
