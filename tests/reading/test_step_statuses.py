@@ -77,8 +77,8 @@ def test_a_writer_who_cannot_vouch_for_a_step_leaves_it_undocumented(narrative: 
     "Sensor training - to be arranged after approval.",
 ])
 def test_a_step_still_to_come_is_not_done(narrative: str) -> None:
-    [fact] = _concept(narrative, "device training")
-    assert fact.status == "unknown"
+    facts = _concept(narrative, "device training")
+    assert facts and all(f.status == "unknown" for f in facts)
 
 
 @pytest.mark.parametrize("narrative", [
@@ -121,3 +121,49 @@ def test_the_dev_step_phrasebooks_read_no_step_as_done_that_is_not(name: str) ->
               and v.fact["status"] in ("planned", "possible", "not_documented", "negated") and "affirmed" in v.why]
     assert opened == []
     assert counts(verdicts)["exact"] > 0
+
+
+@pytest.mark.parametrize("narrative", [
+    "CPAP teaching - completed 11/2023 by the DME therapist.",  # PA form
+    "Mr. K is competent with his glucometer and checks four times daily.",  # letter
+    "He was taught to insert and calibrate the sensor at the clinic.",  # SOAP
+    "Pt did a return demo of sensor insertion today.",  # shorthand
+])
+def test_teaching_on_a_device_is_device_training(narrative: str) -> None:
+    facts = _concept(narrative, "device training")
+    assert facts and all(f.status == "present" for f in facts)
+
+
+@pytest.mark.parametrize("narrative", [
+    "Training: patient declined CGM teaching today.",
+    "He has not yet received instruction on the device.",
+])
+def test_teaching_declined_or_not_yet_given_is_not_had(narrative: str) -> None:
+    facts = _concept(narrative, "device training")
+    assert facts and all(f.status == "absent" for f in facts)
+
+
+@pytest.mark.parametrize("narrative", [
+    "Plan: Dexcom G7 ordered; CGM teaching with the diabetes educator scheduled for 4/22.",
+    "Plan: CPAP mask fitting and teaching with the DME supplier.",
+])
+def test_a_step_named_as_a_task_in_a_plan_is_still_to_come(narrative: str) -> None:
+    facts = _concept(narrative, "device training")
+    assert facts and all(f.status == "unknown" for f in facts)
+
+
+def test_a_step_a_plan_says_was_done_is_done() -> None:
+    facts = _concept("P: Rx meter and strips. Trained by the diabetes educator, demonstrates correct technique.",
+                     "device training")
+    assert facts and all(f.status == "present" for f in facts)
+
+
+def test_a_dosing_schedule_is_no_plan() -> None:
+    facts = read_facts("Meds: oxycodone 5 mg q6h PRN, acetaminophen 1 g q8h scheduled.").facts
+    assert all(f.status == "present" for f in facts if isinstance(f, TherapyFact))
+
+
+def test_device_training_is_the_training_a_clause_names() -> None:
+    from clauseguard.reading.lexicon import default_lexicon
+
+    assert default_lexicon().is_a("device training", "training")

@@ -76,8 +76,11 @@ def _form_labels(note: Note, mentions: list[Mention]) -> list[Mention]:
             kept.append(m)
             continue
         end = max(note.sentence_of(m.start)[1], label.end())  # the answer: the rest of the label's sentence
-        if any(o is not m and o.kind == m.kind and o.name == m.name and label.end() <= o.start < end for o in mentions):
-            continue
+        lex = note.lexicon
+        if any(o is not m and o.kind == m.kind and label.end() <= o.start < end
+               and (o.name == m.name or (o.by_cue and (lex.is_a(o.name, m.name) or lex.is_a(m.name, o.name))))
+               for o in mentions):
+            continue  # "Prosthetic training: not yet trained on the knee": the answer's kind of it, with a cue, says
         answer = normalise(text[label.end():end]).split()
         if m.assertion == "affirmed" and not m.by_cue and answer and answer[0].strip(".,;") in negations:
             m.assertion, m.by_cue = "not_documented", True
@@ -114,8 +117,14 @@ def _settle(note: Note, m: Mention, modifiers: tuple[Any, ...]) -> bool:
             m.assertion, m.by_cue = meaning, True
             m.suspicion = bool(found[category].rule.metadata.get("suspicion")) if meaning == "possible" else False
             break
-    effects = rules.section("sections.yaml").get("effects", {}).get(m.section or "", {})
-    effect = effects.get(m.kind)
+    sections = rules.section("sections.yaml")
+    effects = sections.get("effects", {}).get(m.section or "", {})
+    # a step done for the member (training, attempts to adjust treatment) takes a heading as a service does,
+    # though the lexicon keeps it among the states a record shows, unless its own words say it was done
+    # ("P: Trained by the diabetes educator")
+    step = m.name in (sections.get("step_concepts") or ()) and not (
+        set(normalise(note.clean[m.start:m.end]).split()) & set(sections.get("step_done_words") or ()))
+    effect = effects.get("step" if step else m.kind)
     if effect == "drop":
         return False
     if effect is not None and (not m.by_cue or effect == "family"):
