@@ -167,3 +167,23 @@ def test_device_training_is_the_training_a_clause_names() -> None:
     from clauseguard.reading.lexicon import default_lexicon
 
     assert default_lexicon().is_a("device training", "training")
+
+
+@pytest.mark.parametrize("narrative", [
+    "Medications: Glimepiride 4 mg daily - stopped 2/2024 for lows. Lantus then cut from 28 u to 20 u qHS.",
+    "In March we discontinued glyburide and, when the lows continued, reduced her Tresiba.",
+    "glipizide d/c'd then Levemir decreased",
+])
+def test_two_drugs_changed_one_by_one_are_more_than_one_attempt(narrative: str) -> None:
+    [fact] = _concept(narrative, ATTEMPTS)
+    assert fact.status == "present"
+
+
+@pytest.mark.parametrize("narrative", [
+    "Glipizide was stopped. Since glipizide was stopped, lows persist.",  # one drug, told twice
+    "Will stop glipizide and reduce Lantus.",  # planned
+    "Metformin 1000 mg BID. Glipizide 5 mg daily.",  # no change
+    "Her husband's metformin was stopped and his glipizide reduced.",  # someone else's
+])
+def test_changes_that_are_not_two_made_count_nothing(narrative: str) -> None:
+    assert all(f.status != "present" for f in _concept(narrative, ATTEMPTS))

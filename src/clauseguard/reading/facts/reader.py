@@ -14,6 +14,7 @@ from clauseguard.corpus.criteria import Criteria, all_atoms
 from clauseguard.reading.facts.acuity import acuity_facts
 from clauseguard.reading.facts.ages import age_facts, onset_from_age
 from clauseguard.reading.facts.assertion import assert_mentions, find_sections, relative_regions
+from clauseguard.reading.facts.changes import counted_changes
 from clauseguard.reading.facts.codes import code_facts, reconcile
 from clauseguard.reading.facts.diagnoses import condition_facts
 from clauseguard.reading.facts.events import described_events
@@ -111,6 +112,7 @@ def read_facts(
     facts.extend(relative_facts(note, regions, mentions))
     # after the relatives' filter: the one who found the member or called for help is often a relative
     facts.extend(described_events(note, mentions))
+    facts.extend(counted_changes(note, mentions, facts))  # "glimepiride stopped ... Lantus then cut": two attempts
     conditions, services, unknown = code_facts(note, tuple(diagnosis_codes), tuple(procedure_codes), vocab)
     facts = reconcile(note, facts, conditions)
     facts.extend(regimen_counts(note, facts))  # "glargine once at bedtime, no mealtime insulin": one injection a day
