@@ -96,8 +96,11 @@ def test_a_hedged_form_answer_leaves_the_step_open(narrative: str) -> None:
     ("Prior PT? No.", "absent"),
 ])
 def test_a_question_answered_at_once_takes_its_answer(narrative: str, status: str | None) -> None:
-    facts = [f for f in read_facts(narrative).facts if f.status == "present"]
-    assert facts == [] if status is None else all(f.status == status for f in read_facts(narrative).facts)
+    facts = read_facts(narrative).facts
+    if status is None:
+        assert not any(f.status == "present" for f in facts)  # left open, never done
+    else:
+        assert facts and all(f.status == status for f in facts)
 
 
 def test_a_denied_dose_change_is_no_denial_of_the_drug() -> None:
@@ -127,39 +130,22 @@ def test_the_dev_step_phrasebooks_read_no_step_as_done_that_is_not(name: str) ->
     assert counts(verdicts)["exact"] > 0
 
 
-@pytest.mark.parametrize("narrative", [
-    "CPAP teaching - completed 11/2023 by the DME therapist.",  # PA form
-    "Mr. K is competent with his glucometer and checks four times daily.",  # letter
-    "He was taught to insert and calibrate the sensor at the clinic.",  # SOAP
-    "Pt did a return demo of sensor insertion today.",  # shorthand
+@pytest.mark.parametrize(("narrative", "status"), [
+    ("CPAP teaching - completed 11/2023 by the DME therapist.", "present"),  # PA form
+    ("Mr. K is competent with his glucometer and checks four times daily.", "present"),  # letter
+    ("He was taught to insert and calibrate the sensor at the clinic.", "present"),  # SOAP
+    ("Pt did a return demo of sensor insertion today.", "present"),  # shorthand
+    ("Training: patient declined CGM teaching today.", "absent"),  # declined: not had
+    ("He has not yet received instruction on the device.", "absent"),  # not yet given
+    # a step named as a task under a plan is still to come
+    ("Plan: Dexcom G7 ordered; CGM teaching with the diabetes educator scheduled for 4/22.", "unknown"),
+    ("Plan: CPAP mask fitting and teaching with the DME supplier.", "unknown"),
+    # one the plan's own words say was done is done
+    ("P: Rx meter and strips. Trained by the diabetes educator, demonstrates correct technique.", "present"),
 ])
-def test_teaching_on_a_device_is_device_training(narrative: str) -> None:
+def test_teaching_on_a_device_takes_the_status_its_words_give(narrative: str, status: str) -> None:
     facts = _concept(narrative, "device training")
-    assert facts and all(f.status == "present" for f in facts)
-
-
-@pytest.mark.parametrize("narrative", [
-    "Training: patient declined CGM teaching today.",
-    "He has not yet received instruction on the device.",
-])
-def test_teaching_declined_or_not_yet_given_is_not_had(narrative: str) -> None:
-    facts = _concept(narrative, "device training")
-    assert facts and all(f.status == "absent" for f in facts)
-
-
-@pytest.mark.parametrize("narrative", [
-    "Plan: Dexcom G7 ordered; CGM teaching with the diabetes educator scheduled for 4/22.",
-    "Plan: CPAP mask fitting and teaching with the DME supplier.",
-])
-def test_a_step_named_as_a_task_in_a_plan_is_still_to_come(narrative: str) -> None:
-    facts = _concept(narrative, "device training")
-    assert facts and all(f.status == "unknown" for f in facts)
-
-
-def test_a_step_a_plan_says_was_done_is_done() -> None:
-    facts = _concept("P: Rx meter and strips. Trained by the diabetes educator, demonstrates correct technique.",
-                     "device training")
-    assert facts and all(f.status == "present" for f in facts)
+    assert facts and all(f.status == status for f in facts)
 
 
 def test_a_dosing_schedule_is_no_plan() -> None:
@@ -191,3 +177,14 @@ def test_two_drugs_changed_one_by_one_are_more_than_one_attempt(narrative: str) 
 ])
 def test_changes_that_are_not_two_made_count_nothing(narrative: str) -> None:
     assert all(f.status != "present" for f in _concept(narrative, ATTEMPTS))
+
+
+def test_a_wording_for_a_concept_no_lexicon_defines_is_refused_by_name() -> None:
+    from clauseguard.reading.facts.pipeline import Pipeline
+    from clauseguard.reading.facts.rules import Rules, RulesError, default_rules
+    from clauseguard.reading.lexicon import default_lexicon
+
+    files = dict(default_rules().files)
+    files["wordings.yaml"] = b"version: 1\npatterns:\n  no such concept:\n    - [{LOWER: twice}]\n"
+    with pytest.raises(RulesError, match="wordings.yaml.*no such concept.*no lexicon file defines"):
+        Pipeline(default_lexicon(), Rules(files))

@@ -35,7 +35,7 @@ def counted_changes(note: Note, mentions: list[Mention], facts: list[Fact]) -> l
     for m in mentions:
         if m.kind != "therapy" or m.assertion not in ("affirmed", "historical"):
             continue
-        start, end = _clause(note, m)
+        start, end = note.clause_bounds(m.start, stop_words=False)
         verb = _near_verb(note, verbs, m, start, end)
         if verb is None:
             continue
@@ -50,16 +50,6 @@ def counted_changes(note: Note, mentions: list[Mention], facts: list[Fact]) -> l
     first = min(s for s, _ in changed.values())
     last = max(e for _, e in changed.values())
     return [ConditionFact(str(concept), "present", "narrative", note.span(first, last), note="counted")]
-
-
-def _clause(note: Note, m: Mention) -> tuple[int, int]:
-    """The stretch of the mention's sentence between the semicolons or commas around it."""
-    s_start, s_end = note.sentence_of(m.start)
-    text = note.clean
-    left = max([s_start] + [i + 1 for i in (text.rfind(";", s_start, m.start), text.rfind(",", s_start, m.start))
-                            if i >= 0])
-    cuts = [i for i in (text.find(";", m.end, s_end), text.find(",", m.end, s_end)) if i >= 0]
-    return left, min(cuts) if cuts else s_end
 
 
 def _near_verb(note: Note, verbs: re.Pattern[str], m: Mention, start: int, end: int) -> tuple[int, int] | None:
