@@ -174,11 +174,12 @@ def _other_values(note: Note, q: Mention, start: int, end: int, concepts: list[M
     time = note.time_re
     named = [(c.start, c.end) for c in concepts]
     found: list[tuple[float | None, int, int]] = []
+    dates = [(d.start(), d.end()) for d in notation(note).date_re.finditer(rest)]
     for num in re.finditer(rf"(?<![\w./-])(?P<n>\d+(?:\.\d+)?|{note.number_re})(?![\w/-])(?!\.\d)(?!\s*(?:{time})\b)", rest, re.I):
         if re.match(r"\s*\(", rest[num.end():]) or re.match(r"\s*[/-]\s*\d", rest[num.end():]):
             continue
-        if re.search(r"\d\s*[/-]\s*$", rest[:num.start()]):
-            continue  # a date ("(03/2024)") is no second value
+        if re.search(r"\d\s*[/-]\s*$", rest[:num.start()]) or any(a <= num.start() < b for a, b in dates):
+            continue  # a date ("(03/2024)", "since July 2023") is no second value
         if any(a <= end + num.start() < b for a, b in named):
             continue  # the "2" of "type 2 diabetes" is no second value
         if value is not None and note.num_at(num.group("n")) == value:

@@ -14,6 +14,7 @@ import re
 from clauseguard.corpus.criteria import Period
 from clauseguard.reading.facts.note import C, Note
 from clauseguard.reading.facts.sheet import Fact, MeasureFact, TherapyFact
+from clauseguard.reading.facts.values import duration_in
 from clauseguard.reading.lexicon import QuantityDef
 
 _PAST = ("completed", "stopped")
@@ -59,6 +60,32 @@ def _count(note: Note, q: QuantityDef, therapies: list[TherapyFact]) -> MeasureF
     start, end = min(s.start for s in spans), max(s.end for s in spans)
     return MeasureFact(q.name, "present", note.span(start, end), sum(daily), "==" if closed else ">=", q.unit,
                        Period(1.0, "day"), derived=True)
+
+
+def regimens_by_count(note: Note, facts: list[Fact]) -> list[TherapyFact]:
+    """The regimen a stated count defines (values.yaml `regimens_by_count`): "four injections a day for four
+    months" is an intensive insulin regimen for four months. Only a count of one value, stated or added up from
+    the doses (at least: "insulin four times a day"), of at least the defining number, in a sentence that
+    names no therapy of that regimen already."""
+    out: list[TherapyFact] = []
+    lex = note.lexicon
+    for therapy, rule in sorted(note.rules.values("regimens_by_count").items()):
+        named = [f for f in facts if isinstance(f, TherapyFact) and f.span is not None and f.known
+                 and (f.therapy == therapy or lex.is_a(f.therapy, therapy))]
+        for f in facts:
+            if not isinstance(f, MeasureFact) or f.quantity != rule["quantity"] or f.span is None \
+                    or f.status != "present" or f.conflicting or f.value is None or f.value < float(rule["at_least"]) \
+                    or f.comparator not in ("==", ">=") or f.per is None or f.per.unit != rule["per"] \
+                    or f.per.length != 1 or f.source != "narrative":
+                continue
+            sentence = note.sentence_of(f.span.start)
+            if any(note.sentence_of(t.span.start) == sentence for t in named if t.span is not None):
+                continue
+            length = duration_in(note, f.span.end, sentence[1])
+            out.append(TherapyFact(therapy, "present", f.span, True, ("treated",), (),
+                                   length[0] if length is not None else None, assertion=f.assertion,
+                                   duration_min_days=length[3] if length is not None and length[3] != length[0] else None))
+    return out
 
 
 def _said_only(note: Note, fact: TherapyFact) -> bool:

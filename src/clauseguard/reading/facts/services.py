@@ -297,6 +297,7 @@ def documentation_facts(note: Note, mentions: list[Mention]) -> list[Documentati
         status = "unknown" if "unknown" in (about.status, item.status) else about.status
         out.append(DocumentationFact(item.name, status, note.span(item.start, about.end), about.name))  # type: ignore[arg-type]
     out.extend(_compound_evidence(note, usable))
+    out.extend(_report_lines(note, usable))
     for m in usable:
         # a service ordered, pending or hedged documents nothing yet; one stated not done documents its absence
         if m.kind == "service" and m.status in ("unknown", "absent"):
@@ -321,4 +322,29 @@ def _compound_evidence(note: Note, usable: list[Mention]) -> list[DocumentationF
             about = found[0]
             status = about.status if m.status == "present" and about.status != "unknown" else "unknown"
             out.append(DocumentationFact(m.name, status, note.span(m.start, about.end), about.name))  # type: ignore[arg-type]
+    return out
+
+
+def _report_lines(note: Note, usable: list[Mention]) -> list[DocumentationFact]:
+    """A result line: the test opens its line or its label, then only where and when, a separator and the
+    finding within a few words ("Imaging: MRI 09/2023 - horizontal tear of the medial meniscus", "MRI L-spine:
+    L4-5 extrusion"); a remark after the separator ("MRI - patient is anxious about ...") documents nothing."""
+    lex = note.lexicon
+    marks = "|".join(map(re.escape, lex.phrases(C, "evidence_report_marks")))
+    sep = re.compile(rf"(?P<gap>[^.;,:\n]{{0,40}}?)(?:\s*:|\s+(?:{marks}))\s+")
+    out: list[DocumentationFact] = []
+    for m in (m for m in usable if m.kind == "service"):
+        line_start = note.clean.rfind("\n", 0, m.start) + 1
+        if not re.fullmatch(r"\s*(?:[A-Za-z][\w /()-]{0,30}:\s*)?", note.clean[line_start:m.start]):
+            continue
+        hit = sep.match(note.clean, m.end)
+        if hit is None or len(hit.group("gap").split()) > 4 \
+                or any(m.end <= x.start < hit.end() for x in usable if x is not m):
+            continue
+        found = next((x for x in usable if x.start >= hit.end() and x.kind in ("condition", "free")), None)
+        lead = note.clean[hit.end():found.start] if found is not None else ""
+        if found is None or re.search(r"[.;,\n]", lead) or len(lead.split()) > 3:
+            continue
+        status = found.status if m.status == "present" and found.status != "unknown" else "unknown"
+        out.append(DocumentationFact(m.name, status, note.span(m.start, found.end), found.name))  # type: ignore[arg-type]
     return out

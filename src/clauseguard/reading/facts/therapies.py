@@ -16,7 +16,7 @@ from typing import Final
 from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import C, Note
 from clauseguard.reading.facts.sheet import GapFact, TherapyFact
-from clauseguard.reading.facts.values import dose_after, duration_in, rate_in
+from clauseguard.reading.facts.values import dose_after, duration_in, notation, rate_in
 from clauseguard.reading.lexicon import normalise
 
 _STATUSES: Final = ("failed", "intolerant", "contraindicated")
@@ -32,23 +32,39 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
     for m in mentions:
         if m.kind == "therapy" and m.assertion == "not_documented":
             gaps.append(GapFact("therapy", m.name, note.span(m.start, m.end)))
+    # a status word speaks of the nearest therapy in its clause and of those listed with it ("PT and NSAIDs
+    # have not given relief", "failure of MTX and SSZ")
+    reached: dict[int, list[tuple[str, bool, int, int]]] = {}
+    for status in _STATUSES:
+        for cue in patterns[status].finditer(note.clean):
+            left, right = note.clause_bounds(cue.start(), stop_words=True)
+            near = _nearest(therapies, cue.start(), left, right)
+            if near is None:
+                continue
+            negated = _negated_before(note, cue.start(), left)
+            # a status in brackets after one item is that item's own ("metformin (GI upset), sitagliptin
+            # (inadequate response)")
+            aside = note.clean.rfind("(", left, cue.start()) > note.clean.rfind(")", left, cue.start())
+            for t in [near] if aside else listed_with(note, therapies, near, backward=near.end <= cue.start()):
+                reached.setdefault(t.start, []).append((status, negated, left, right))
     for m in therapies:
         left, right = note.clause_bounds(m.start, stop_words=True)
         statuses = ["treated"]
         denied: list[str] = []
-        for status in _STATUSES:
-            for cue in patterns[status].finditer(note.clean, left, right):
-                if _nearest(therapies, cue.start(), left, right) is not m:
-                    continue
-                negated = _negated_before(note, cue.start(), left)
-                (denied if negated else statuses).append(status)
+        said = left, right  # where the failure was told: the therapy's own clause or its list's
+        for status, negated, cue_left, cue_right in reached.get(m.start, ()):
+            (denied if negated else statuses).append(status)
+            if status == "failed" and not negated:
+                said = cue_left, cue_right
         if "contraindicated" in statuses:
             statuses = [s for s in statuses if s != "treated"]
         nxt = next((t.start for t in therapies if t.start > m.start and t.start < right), right)
         length = _therapy_duration(note, m, left, right)
         duration, fewest = (length if isinstance(length, tuple) else (length, None))
-        outcome = _outcome_in(note, left, right) if "failed" in statuses else None
+        outcome = _outcome_in(note, *said) if "failed" in statuses else None
         fact = _fact(note, m, statuses, denied, duration, outcome, nxt)
+        if outcome is not None and said != (left, right):
+            fact = replace(fact, response=_response_in(note, *said))
         out.append(replace(fact, duration_min_days=fewest) if fewest is not None else fact)
     # status words with no therapy in their clause speak of the last therapy named before them in the
     # same sentence, unless a break ("but", "however", ";") lies between
@@ -72,11 +88,13 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
             # "X, including A and B, gave no relief": the course named with its parts failed as a whole
             heads = [h for h in earlier[:-1] if re.match(r"\s*,?\s*including\s", note.clean[h.end:cue.start()], re.I)]
             if not heads:
-                found_fact = next((f for f in out if f.span is not None and f.span.start == target.start), None)
-                if found_fact is not None and status not in found_fact.statuses:
-                    outcome = _outcome_in(note, left, right) if status == "failed" else found_fact.outcome
-                    joined = tuple(s for s in (*found_fact.statuses, status) if not (status == "contraindicated" and s == "treated"))
-                    out[out.index(found_fact)] = replace(found_fact, statuses=joined, outcome=outcome)
+                for listed in listed_with(note, therapies, target, backward=True):
+                    found_fact = next((f for f in out if f.span is not None and f.span.start == listed.start), None)
+                    if found_fact is not None and status not in found_fact.statuses:
+                        outcome = _outcome_in(note, left, right) if status == "failed" else found_fact.outcome
+                        joined = tuple(s for s in (*found_fact.statuses, status)
+                                       if not (status == "contraindicated" and s == "treated"))
+                        out[out.index(found_fact)] = replace(found_fact, statuses=joined, outcome=outcome)
             for head in heads:
                 for i, fact in enumerate(out):
                     if fact.span is not None and fact.span.start == head.start and fact.therapy == head.name \
@@ -94,8 +112,18 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
                                      note.clean[course.span.end:fact.span.start], re.I):
                 out[i] = replace(fact, duration_days=course.duration_days)
                 break
+    # "10 wks PT/NSAIDs": a length told before the first of a list is each one's
+    for m in therapies:
+        lead = _told_before(note, m, note.clause_bounds(m.start, stop_words=True)[0])
+        if lead is None or _required(note, m.end, note.sentence_of(m.start)[1]):
+            continue
+        days = note.days_of(lead.group("n"), lead.group("t"))
+        for listed in listed_with(note, therapies, m, backward=False)[1:]:
+            for i, fact in enumerate(out):
+                if fact.span is not None and fact.span.start == listed.start and fact.duration_days is None:
+                    out[i] = replace(fact, duration_days=days)
     out.extend(_unknown_therapies(note, therapies, mentions))
-    out = [replace(f, response=response_of(note, f)) if "failed" in f.statuses else f for f in out]
+    out = [replace(f, response=f.response or response_of(note, f)) if "failed" in f.statuses else f for f in out]
     return out, gaps
 
 
@@ -111,6 +139,43 @@ def _fact(note: Note, m: Mention, statuses: list[str], denied: list[str], durati
         assertion=m.assertion if m.assertion != "not_documented" else "affirmed",  # type: ignore[arg-type]
         course=_course(note, m), dose=dose[0] if dose else None, rate=rate, drug=m.drug, brand=m.brand,
     )
+
+
+def listed_with(note: Note, therapies: list[Mention], m: Mention, *, backward: bool) -> list[Mention]:
+    """`m` and the therapies listed with it, before it (`backward`) or after it, in one sentence: only a
+    joiner ("and", "plus", "/", ",") and the earlier item's own values (dose, frequency, length, a one-word
+    aside in brackets) between two of them ("PT (supervised) twice weekly x 10 wks plus naproxen")."""
+    sentence = note.sentence_of(m.start)
+    same = sorted((t for t in therapies if note.sentence_of(t.start) == sentence), key=lambda t: t.start)
+    at = same.index(m)
+    out = [m]
+    step = -1 if backward else 1
+    i = at
+    while 0 <= i + step < len(same):
+        a, b = (same[i + step], same[i]) if backward else (same[i], same[i + step])
+        if not _joined(note, a.end, b.start):
+            break
+        out.append(same[i + step])
+        i += step
+    return out
+
+
+def _joined(note: Note, start: int, end: int) -> bool:
+    if start > end:
+        return False
+    nt = notation(note)
+    between = note.clean[start:end]
+    between = re.sub(r"\(\s*[\w-]+\s*\)", " ", between)  # a one-word aside: "PT (supervised)"
+    for pattern in (nt.dose_re, nt.duration_re, nt.times_re, nt.sig_re, nt.abbr_re, nt.hourly_re):
+        between = pattern.sub(" ", between)
+    joiners = note.rules_derived("facts.list_joiners", _joiners_re)
+    return joiners.fullmatch(between) is not None
+
+
+def _joiners_re(note: Note) -> re.Pattern[str]:
+    words = [re.escape(j) if not j[0].isalpha() else rf"(?<!\w){re.escape(j)}(?!\w)"
+             for j in map(str, note.rules.values("list_joiners"))]
+    return re.compile(rf"\s*(?:(?:{'|'.join(words)})\s*)+", re.I)
 
 
 def _nearest(therapies: list[Mention], pos: int, left: int, right: int) -> Mention | None:
@@ -164,7 +229,10 @@ def response_of(note: Note, fact: TherapyFact) -> str | None:
     """"failed" / "inadequate response", when the therapy's clause says which in so many words."""
     if fact.span is None:
         return None
-    left, right = note.clause_bounds(fact.span.start, stop_words=True)
+    return _response_in(note, *note.clause_bounds(fact.span.start, stop_words=True))
+
+
+def _response_in(note: Note, left: int, right: int) -> str | None:
     found = None
     for name, pattern in _patterns(note, "response_words").items():
         if pattern.search(note.clean, left, right):
@@ -181,9 +249,7 @@ def _therapy_duration(note: Note, m: Mention, left: int, right: int) -> float | 
     after = note.clean[m.end:right]
     adj = "|".join(map(re.escape, note.lexicon.phrases(C, "duration_adjectives")))
     T = rf"(?:(?:{adj})\s+)?(?P<t>{T})"
-    found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+{T}\s+(?:of\s+)?(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
-    if found is None:
-        found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+{T}\s+(?:trial|course)\s+of\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
+    found = _told_before(note, m, left)
     if found is None:
         found = re.match(rf"^\s+(?:therapy\s+|treatment\s+)?for\s+(?P<n>{N})[\s-]+{T}\b", after, re.I)
     if found is None:
@@ -211,6 +277,18 @@ def _therapy_duration(note: Note, m: Mention, left: int, right: int) -> float | 
         if len(between.split()) <= 8 and not re.search(r"[;]", between):
             return (days, fewest) if fewest != days else days
     return None
+
+
+def _told_before(note: Note, m: Mention, left: int) -> re.Match[str] | None:
+    """A length written right before the therapy: "10 wks PT", "six weeks of physiotherapy", "a 3-month trial of"."""
+    N = note.number_re
+    adj = "|".join(map(re.escape, note.lexicon.phrases(C, "duration_adjectives")))
+    T = rf"(?:(?:{adj})\s+)?(?P<t>{note.time_re})"
+    before = note.clean[left:m.start]
+    found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+{T}\s+(?:of\s+)?(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
+    if found is None:
+        found = re.search(rf"(?<![\w-])(?P<n>{N})[\s-]+{T}\s+(?:trial|course)\s+of\s+(?:[a-z\-]+\s+){{0,2}}$", before, re.I)
+    return found
 
 
 def _required(note: Note, start: int, end: int) -> bool:

@@ -43,10 +43,13 @@ class Notation:
         per = _alt(self.period_words)
         self.period_after_re = re.compile(rf"\s*(?P<p>{per})(?![\w])", re.I)
         times = _alt(r.values("times_markers"))
+        slash = _alt([w for w in r.values("period_words")["day"] + r.values("period_words")["week"]
+                      + r.values("period_words")["month"] if str(w).startswith("/")])  # "4/day", "2/wk"
         repeat = _alt(T.times)
         self.times_re = re.compile(
             rf"(?<![\w.])(?:(?P<n>{N})\s*(?:{times})\s*(?P<p>{per})|(?:{times})\s*(?P<n2>\d+)\s*(?P<p2>{per})"
             rf"|(?P<r>{repeat})\s+(?:a\s+|per\s+|each\s+|every\s+)?(?P<p3>{per}|day|week|month)"
+            rf"|(?P<n5>\d+)(?P<p5>{slash})"
             rf"|(?P<n4>{N})\s+(?:times\s+)?(?P<p4>{per}))(?![\w])", re.I)
         leads = _alt(r.values("duration_leads"))
         self.duration_re = re.compile(
@@ -107,9 +110,9 @@ def rate_in(note: Note, start: int, end: int, *, sig: bool = False,
             else None
         found.append((m.start(), m.end(), rate))
     for m in nt.times_re.finditer(text, start, end):
-        raw_n = m.group("n") or m.group("n2") or m.group("n4")
+        raw_n = m.group("n") or m.group("n2") or m.group("n4") or m.group("n5")
         value = note.num_at(raw_n) if raw_n else note.tables.times.get(normalise(m.group("r") or ""))
-        period_word = normalise(m.group("p") or m.group("p2") or m.group("p3") or m.group("p4") or "")
+        period_word = normalise(m.group("p") or m.group("p2") or m.group("p3") or m.group("p4") or m.group("p5") or "")
         unit = nt.period_words.get(period_word) or (period_word if period_word in _DAYS else None)  # type: ignore[assignment]
         if value is None or unit is None or re.search(r"\d\s*-\s*$", text[max(start, m.start() - 4):m.start()]):
             continue
