@@ -168,3 +168,12 @@ def test_a_request_still_reaches_what_it_requests() -> None:
     [drug] = [f for f in read_facts("Requesting authorization for a trial of adalimumab for a 52-year-old man.").facts
               if isinstance(f, TherapyFact)]
     assert drug.assertion == "planned"
+
+
+@pytest.mark.parametrize("narrative", [
+    "Serology: RF 120, anti-CCP 300.",  # SOAP labs line
+    "Seropositive disease with rheumatoid factor and anti-CCP antibodies.",  # PA form descriptor
+    "Labs: ferritin 14, Hb 10.9.",
+])
+def test_a_laboratory_result_is_no_drug(narrative: str) -> None:
+    assert not _therapies(narrative)

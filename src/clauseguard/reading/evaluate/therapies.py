@@ -35,6 +35,15 @@ class TherapyReader(AtomReader):
         one counts, and an unclassified therapy long enough leaves it unknown rather than false."""
         related, unknown_class = self._therapy_facts(atom.therapy)
         needed_days = atom.value * _DAYS[atom.unit]
+        for inc in atom.including if atom.comparator in (">", ">=") else ():
+            # a course that must include a therapy the request says was not given (denied, or only planned:
+            # "PT referral placed - first session next week") cannot be that course, however long
+            facts_inc = self._therapy_facts(inc)[0]
+            denied = [g for g, rel in facts_inc if g.status == "absent" and self._denies(g.therapy, inc, rel)]
+            if denied and not any(g.status != "absent" for g, _ in facts_inc):
+                g = denied[0]
+                return self._record(atom, role, NOT_MET, f"no {g.therapy}", g.span, g.source,
+                                    note=f"the course did not include {inc}")
         verdicts: list[AtomResult] = []
         for f, rel in related:
             if f.status == "absent":

@@ -74,7 +74,11 @@ def find_mentions(note: Note, pipeline: Pipeline, vocabulary: tuple[str, ...]) -
         if not any(o.start < m.end and m.start < o.end for o in found):
             found.append(m)
     found.extend(_mention(t) for t in pipeline.quantity_targets(doc))
-    found.extend(_mention(t) for t in pipeline.wording_targets(doc))
+    # a wording that states a concept already found there adds nothing ("supervised weight-loss program" is
+    # both a lexicon term and a wording); one that overlaps another concept is kept beside it
+    for m in map(_mention, pipeline.wording_targets(doc)):
+        if not any(o.name == m.name and o.start < m.end and m.start < o.end for o in found):
+            found.append(m)
     found.sort(key=lambda m: (m.start, -m.end, m.kind))
     return found
 
@@ -85,18 +89,20 @@ def _mention(t: Target) -> Mention:
 
 def _drug_mentions(note: Note) -> list[Mention]:
     """Drugs by the dictionary: a generic name the lexicon knows becomes that therapy; any other drug is
-    a therapy of unknown class (the lexicon, not the dictionary, says which class a drug is in)."""
+    a therapy of unknown class (the lexicon, not the dictionary, says which class a drug is in). An entry
+    notes write as a laboratory result (values.yaml `not_drugs`: "RF 88, anti-CCP >250") is no drug."""
     doc = note.doc
     words = [t for t in doc if not t.is_space and not t.is_punct and any(c.isalpha() for c in t.text)
              and len(t.text) >= 3]
     if not words:
         return []
     out: list[Mention] = []
+    not_drugs = {normalise(str(w)) for w in note.rules.values("not_drugs")}
     for drug, first, last in drugs.find([t.text for t in words]):
         start_tok, end_tok = words[first], words[last - 1]
         start, end = start_tok.idx, end_tok.idx + len(end_tok.text)
         generic = normalise(re.sub(r"\([^)]*\)", " ", drug.name))  # "Insulin Aspart (rDNA origin)"
-        if not generic:
+        if not generic or generic in not_drugs:
             continue
         lex = note.lexicon
         named = _known_name(lex, generic, drug.synonyms)
