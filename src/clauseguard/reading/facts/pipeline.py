@@ -61,6 +61,7 @@ class Pipeline:
         ms = medspacy_modules()
         self.ms = ms
         self.rules = rules
+        self._check_regimens(lexicon)
         self.nlp: Language = ms.spacy.blank("en")
         rules_found = list(self._lexicon_rules(lexicon))
         # concepts and measured quantities are matched apart ("multiple daily injections" is a regimen and
@@ -111,6 +112,15 @@ class Pipeline:
                     raise RulesError(f"fact rules wordings.yaml: patterns.{name}[{i}] must be a list of token mappings")
                 yield self.ms.TargetRule(f"{name}#{i}", KIND_LABELS[concept.domain], pattern=pattern,
                                          metadata={"name": concept.name})
+
+    def _check_regimens(self, lexicon: Lexicon) -> None:
+        """values.yaml `regimens_by_count` names a lexicon therapy and a lexicon quantity (its shape is rules.py's)."""
+        for therapy, rule in self.rules.values("regimens_by_count").items():
+            where = f"fact rules values.yaml: regimens_by_count.{therapy}"
+            if therapy not in lexicon.concepts:
+                raise RulesError(f"{where} names a therapy no lexicon file defines")
+            if rule["quantity"] not in lexicon.quantities:
+                raise RulesError(f"{where}.quantity {rule['quantity']!r} is no lexicon quantity")
 
     def _written_only(self) -> frozenset[str]:
         """Terms whose other number is another word ("lows" is hypoglycemia, "low" an adjective)."""

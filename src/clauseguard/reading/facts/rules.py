@@ -21,6 +21,10 @@ RULES_PACKAGE: Final = "clauseguard/data/facts"
 DIRECTIONS: Final = ("forward", "backward", "both", "terminate", "pseudo")
 SCOPES: Final = ("list", "near", "relative", "clause", "phrase", "sentence", "next")
 KINDS: Final = ("condition", "therapy", "service", "quantity", "free", "generic", "value")
+# values.yaml keys whose value is a list of words; a word that is empty or not a string is refused by name.
+WORD_LISTS: Final = ("list_joiners", "not_drugs")
+# What each entry of values.yaml `regimens_by_count` must give: the counted quantity, the least count, the period.
+REGIMEN_KEYS: Final = ("quantity", "at_least", "per")
 
 
 class RulesError(ClauseguardError):
@@ -84,6 +88,31 @@ class Rules:
         unknown = set(self.precedence) - set(self.categories)
         if unknown:
             raise RulesError(f"fact rules context.yaml: precedence names unknown categories {sorted(unknown)}")
+        self._check_values()
+
+    def _check_values(self) -> None:
+        """The shape of the values.yaml keys read whole by name (a bad entry is refused here, not met mid-read)."""
+        values = self.section("values.yaml")
+        for key in WORD_LISTS:
+            words = values.get(key, [])
+            if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+                raise RulesError(f"fact rules values.yaml: {key} must be a list of words (non-empty strings)")
+        periods = sorted(values.get("period_words", {}))
+        regimens = values.get("regimens_by_count", {})
+        if not isinstance(regimens, dict):
+            raise RulesError("fact rules values.yaml: regimens_by_count must map a therapy to "
+                             "{quantity, at_least, per}")
+        for therapy, rule in regimens.items():
+            where = f"fact rules values.yaml: regimens_by_count.{therapy}"
+            if not isinstance(rule, dict) or sorted(rule) != sorted(REGIMEN_KEYS):
+                raise RulesError(f"{where} must give exactly {', '.join(REGIMEN_KEYS)}")
+            if not isinstance(rule["quantity"], str) or not rule["quantity"].strip():
+                raise RulesError(f"{where}.quantity must name a lexicon quantity")
+            if isinstance(rule["at_least"], bool) or not isinstance(rule["at_least"], (int, float)) \
+                    or rule["at_least"] <= 0:
+                raise RulesError(f"{where}.at_least must be a positive number, not {rule['at_least']!r}")
+            if rule["per"] not in periods:
+                raise RulesError(f"{where}.per must be one of {', '.join(periods)} (values.yaml period_words)")
 
     def section(self, file: str) -> dict[str, Any]:
         found = self.data.get(file)
