@@ -61,13 +61,23 @@ def _clauses(corpus_path: Path | str) -> dict[str, str]:
 
 
 def compile_rate(corpus_path: Path | str, roles_path: Path | str) -> dict[str, Any]:
-    """Compiled deciding clauses / deciding clauses, where "deciding" is the blind role label."""
+    """Compiled deciding clauses / deciding clauses, where "deciding" is the blind role label; and how the
+    reader's own roles agree with the labels: `overcalled` (read as deciding, labelled not: the clause
+    refuses a request it should not) and `undercalled` (labelled deciding, read as not: it would decide
+    nothing, a safety failure, and it never counts as compiled)."""
+    from clauseguard.reading.grammar import Refusal, read_clause
+
     roles: Mapping[str, str] = yaml.safe_load(packed.read_text(roles_path))
     texts = _clauses(corpus_path)
+    reads = {cid: read_clause(texts[cid]) for cid in roles if cid in texts}
     deciding = [cid for cid, role in roles.items() if role in DECIDING_ROLES and cid in texts]
-    compiled = sum(1 for cid in deciding if _compiled(texts[cid]) is not None)
+    compiled = sum(1 for cid in deciding if reads[cid].deciding and not isinstance(reads[cid].result, Refusal))
+    over = sum(1 for cid, r in reads.items() if r.deciding and roles[cid] not in DECIDING_ROLES)
+    under = sum(1 for cid, r in reads.items() if not r.deciding and roles[cid] in DECIDING_ROLES)
     return {"clauses": len(roles), "deciding": len(deciding), "compiled_deciding": compiled,
-            "compile_rate": round(compiled / len(deciding), 4) if deciding else None}
+            "compile_rate": round(compiled / len(deciding), 4) if deciding else None,
+            "roles": {"same_role": sum(1 for cid, r in reads.items() if r.role == roles[cid]),
+                      "same_deciding": len(reads) - over - under, "overcalled": over, "undercalled": under}}
 
 
 def score_expected_trees(corpus_path: Path | str, trees_path: Path | str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import re
 from typing import Final
 
 from clauseguard import text as toolkit
+from clauseguard.reading.counted import counted_thing, counts_it
 from clauseguard.reading.coverage import coverage, list_head, opposite_as_fitting
 from clauseguard.reading.passage import (
     DAYS,
@@ -235,6 +236,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     pending: Stated | None = None
     own = stems(asking.item) - stems(" ".join(sorted(circumstance_words())))
     wanted_phase = phases(asking.words)
+    thing = counted_thing(asking.words)
     if own and not own & stems(text):
         return None  # the part asks about something this clause never names ("months of conservative therapy")
     pieces = sentences(text)
@@ -259,6 +261,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
         if v.kind == "count" and not _counts_fit(v, asking):
             continue
+        if v.kind == "count" and thing is not None and not counts_it(v, thing):
+            continue  # "how many injections": "100 billing units" counts something else
         if wanted_phase and (said := phases(v.piece)) and not said & wanted_phase:
             continue  # "continuation approval" is never answered by the initial approval's period
         named = int(bool(own & stems(v.piece)))

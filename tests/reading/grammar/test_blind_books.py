@@ -43,6 +43,7 @@ def test_style_compile_rate_does_not_slide(style: str) -> None:
     found = compile_rate(folder / "corpus.yaml", folder / "roles.yaml")
     print(f"\n{style} compile rate {found}")
     assert found["compile_rate"] >= RATE_FLOORS[style]
+    assert found["roles"]["undercalled"] == 0  # a labelled deciding clause read as deciding nothing
 
 
 @pytest.mark.slow
@@ -56,4 +57,5 @@ def test_real_cms_text_compile_rate_and_trees() -> None:
     # once names stopped taking clauses ("is", "neither"): the eight lost were wrong trees, now refusals;
     # then 24 exact / 4 wrong once the judge read a reference to the entry's own items as that reference
     assert rate["compile_rate"] >= 0.63
+    assert rate["roles"]["undercalled"] == 0
     assert trees["exact"] >= 24 and trees["wrong"] <= 4

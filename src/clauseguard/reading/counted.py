@@ -1,0 +1,75 @@
+"""What a count question counts, and whether a stated count counts it.
+
+"How many billing units of J1628", "the number of NSAIDs": the counted thing is the question's words
+after "how many" / "number of" up to a verb or a preposition (`data/search/cues.yaml` counted_ends),
+its last word the thing. A stated count answers only when its own noun phrase (the words just before
+and after its counted noun, and an abbreviation in brackets: "nonsteroidal anti-inflammatory drugs
+(NSAIDs)") names that thing or one of its kind (`counted_alike`). Otherwise the count is of something
+else ("100 billing units per 56 days" is no number of injections) and answers nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Final
+
+from clauseguard import text as toolkit
+from clauseguard.datafiles import load_yaml
+from clauseguard.reading.stated import Stated, number_of
+
+_ASKS_COUNT: Final = re.compile(r"\b(?:how\s+many|number\s+of)\s+(.+)", re.IGNORECASE)
+_OCCASIONS: Final = frozenset({"time", "times"})  # "how many times": a frequency, any count of occasions
+NEAR_WORDS: Final = 4  # words of a stated count's noun phrase read on each side of its counted noun
+
+
+@lru_cache(maxsize=1)
+def _data() -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+    raw = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
+    ends = frozenset(str(raw["counted_ends"]).split())
+    alike = tuple(frozenset(toolkit.stem(w) for w in str(line).split()) for line in raw["counted_alike"])
+    return ends, alike
+
+
+def counted_thing(words: str) -> str | None:
+    """The stem of the thing a part counts ("how many TNF inhibitors must ..." -> "inhibitor"), or None
+    when it counts nothing named (no "how many", "how many does the plan pay", "how many times")."""
+    m = _ASKS_COUNT.search(words)
+    if m is None:
+        return None
+    ends, _ = _data()
+    thing: list[str] = []
+    for word in toolkit.words(m.group(1)):
+        if word in _OCCASIONS:
+            return None
+        if word in ends or number_of(word) is not None:
+            break
+        thing.append(word)
+    if not thing:
+        return None
+    return toolkit.stem(thing[-1])
+
+
+def counts_it(value: Stated, thing: str) -> bool:
+    """True when the stated count's noun phrase names the thing counted, or one of its kind."""
+    _, alike = _data()
+    wanted = {thing}.union(*(c for c in alike if thing in c))
+    return bool(wanted & _phrase_stems(value))
+
+
+def _phrase_stems(value: Stated) -> set[str]:
+    words = toolkit.words(value.piece)
+    unit = toolkit.stem(value.unit.casefold()) if value.unit else ""
+    found = {unit} if unit else set()
+    ends, _ = _data()
+    for i, word in enumerate(words):
+        if toolkit.stem(word) != unit:
+            continue
+        found.update(toolkit.stem(w) for w in words[max(0, i - NEAR_WORDS):i])
+        for w in words[i + 1:i + 1 + NEAR_WORDS]:
+            if w in ends:
+                break
+            found.add(toolkit.stem(w))
+        break
+    return found
