@@ -20,7 +20,7 @@ from clauseguard.corpus.model import Clause, Corpus, Document, Version
 from clauseguard.errors import NotFoundError
 from clauseguard.reading.grammar import Refusal, read_clause
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
-from clauseguard.reading.roles import ROLE_OF_KIND
+from clauseguard.reading.roles import ROLE_OF_KIND, clause_headings
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def compiler_reading(clause: Clause, lexicon: Lexicon) -> Reading:
     if clause.criteria is not None:
         role = ROLE_OF_KIND.get(clause.kind or "other") or "criteria"
         return Reading(role, criteria_from_json(clause.criteria, clause.text), "corpus")
-    read = read_clause(clause.text, clause.kind, lexicon)
+    read = read_clause(clause.text, clause.kind, lexicon, clause_headings(clause))
     return Reading(read.role, read.result, "compiler")
 
 

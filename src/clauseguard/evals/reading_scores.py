@@ -53,11 +53,15 @@ def score_policy_phrasebook(path: Path | str) -> dict[str, Any]:
             "wrong_kinds": dict(wrong.most_common())}
 
 
-def _clauses(corpus_path: Path | str) -> dict[str, str]:
+def _clause_records(corpus_path: Path | str) -> dict[str, Any]:
     from clauseguard.corpus.loader import load_demo, load_path
 
     corpus = load_demo() if corpus_path == "demo" else load_path(corpus_path)
-    return {c.id: c.text for d in corpus.documents for v in d.versions for c in v.clauses}
+    return {c.id: c for d in corpus.documents for v in d.versions for c in v.clauses}
+
+
+def _clauses(corpus_path: Path | str) -> dict[str, str]:
+    return {cid: c.text for cid, c in _clause_records(corpus_path).items()}
 
 
 def compile_rate(corpus_path: Path | str, roles_path: Path | str) -> dict[str, Any]:
@@ -66,10 +70,13 @@ def compile_rate(corpus_path: Path | str, roles_path: Path | str) -> dict[str, A
     refuses a request it should not) and `undercalled` (labelled deciding, read as not: it would decide
     nothing, a safety failure, and it never counts as compiled)."""
     from clauseguard.reading.grammar import Refusal, read_clause
+    from clauseguard.reading.roles import clause_headings
 
     roles: Mapping[str, str] = yaml.safe_load(packed.read_text(roles_path))
-    texts = _clauses(corpus_path)
-    reads = {cid: read_clause(texts[cid]) for cid in roles if cid in texts}
+    clauses = _clause_records(corpus_path)
+    texts = {cid: c.text for cid, c in clauses.items()}
+    reads = {cid: read_clause(texts[cid], clauses[cid].kind, None, clause_headings(clauses[cid]))
+             for cid in roles if cid in texts}
     deciding = [cid for cid, role in roles.items() if role in DECIDING_ROLES and cid in texts]
     compiled = sum(1 for cid in deciding if reads[cid].deciding and not isinstance(reads[cid].result, Refusal))
     over = sum(1 for cid, r in reads.items() if r.deciding and roles[cid] not in DECIDING_ROLES)

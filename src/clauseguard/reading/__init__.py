@@ -13,6 +13,7 @@ from typing import Any
 from clauseguard.corpus.criteria import Criteria, criteria_from_json
 from clauseguard.reading.grammar import Refusal, read_clause
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
+from clauseguard.reading.roles import clause_headings, section_role
 
 READER_ENV = "CLAUSEGUARD_READER"
 
@@ -29,9 +30,12 @@ def clause_criteria(
     if getattr(clause, "criteria", None) is not None:
         return criteria_from_json(clause.criteria, clause.text)
     lex = lexicon or default_lexicon()
+    headings = clause_headings(clause)
+    if getattr(clause, "kind", None) is None and section_role(headings) is not None:
+        return Criteria()  # "Definitions", "Policy History": decides nothing, whichever reader reads it
     mode = os.environ.get(READER_ENV, "legacy-first")
     if mode == "grammar":
-        return read_clause(clause.text, getattr(clause, "kind", None), lex).result
+        return read_clause(clause.text, getattr(clause, "kind", None), lex, headings).result
     from clauseguard.reading.compiler import compile_clause as legacy
 
     old = legacy(clause.text, lex)
@@ -39,5 +43,5 @@ def clause_criteria(
         return old
     if isinstance(old, Criteria):  # "legacy-first"
         return old
-    new = read_clause(clause.text, getattr(clause, "kind", None), lex).result
+    new = read_clause(clause.text, getattr(clause, "kind", None), lex, headings).result
     return new if isinstance(new, Criteria) else old

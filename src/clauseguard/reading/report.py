@@ -10,6 +10,7 @@ from typing import Any
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.reading.grammar import Read, Refusal, read_clause
+from clauseguard.reading.roles import clause_headings
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
 
 
@@ -50,7 +51,7 @@ def reading_report(corpus: Corpus, lexicon: Lexicon | None = None) -> dict[str, 
                     read = Read(role, criteria_from_json(clause.criteria, clause.text))
                     row = _row(clause.id, read, True)
                 else:
-                    row = _row(clause.id, read_clause(clause.text, clause.kind, lex), False)
+                    row = _row(clause.id, read_clause(clause.text, clause.kind, lex, clause_headings(clause)), False)
                 row.update({"document_id": doc.id, "version": version.version})
                 doc_rows.append(row)
         rows.extend(doc_rows)

@@ -13,16 +13,19 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 from clauseguard.corpus.criteria import Count, Criteria, iter_atoms
 from clauseguard.datafiles import load_yaml
+from clauseguard.reading.cues import frames
 from clauseguard.reading.grammar.phrases import _compile
 from clauseguard.text import fold
 
 Role = Literal["criteria", "limitation", "exclusion", "administrative", "definition", "framing", "reference"]
 DECIDING: Final[frozenset[str]] = frozenset({"criteria", "limitation", "exclusion"})
 NON_DECIDING: Final[tuple[str, ...]] = ("administrative", "reference", "definition", "framing")
+_NUMBERING: Final = re.compile(r"^(?:(?:chapter|section|article|part)\s+)?[\d.]+\.?\s+")  # "Chapter 1. ", "1.1 "
 NOTE: Final = "note"  # a sentence the reader set aside: no statement and no deciding word in it
 # the corpus format's clause kinds, and the role each fixes (design: "Which clauses decide")
 ROLE_OF_KIND: Final[dict[str, Role | None]] = {
@@ -39,6 +42,7 @@ class _Cue:
     start: bool
     governs: bool  # a heading ("Policy History.", "Q: ..."): the clause's other sentences are its body
     not_persons: bool  # "X is a Y" defines X, unless X is the person a criterion is about
+    unless_rule: bool  # the cue names a topic ("studies show"): a sentence stating cover or a denial is a rule
 
 
 @lru_cache(maxsize=1)
@@ -49,8 +53,37 @@ def _cues() -> tuple[_Cue, ...]:
     for role in NON_DECIDING:
         for entry in data.get(role, ()):
             out.append(_Cue(role, re.compile(_compile(str(entry["pattern"]))), bool(entry.get("start", False)),
-                            bool(entry.get("governs", False)), bool(entry.get("not_persons", False))))
+                            bool(entry.get("governs", False)), bool(entry.get("not_persons", False)),
+                            bool(entry.get("unless_rule", False))))
     return tuple(sorted(out, key=lambda c: not c.governs))  # a heading's cue first: it names the clause
+
+
+@lru_cache(maxsize=1)
+def _section_cues() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    raw = (resources.files("clauseguard") / "data" / "grammar" / "roles.yaml").read_text(encoding="utf-8")
+    data: dict[str, Any] = load_yaml(raw)
+    return tuple((str(role), re.compile(_compile(str(pattern)))) for role, pattern in data.get("sections", {}).items())
+
+
+def section_role(headings: Sequence[str]) -> str | None:
+    """The role a clause's own section or article heading gives it when that role decides nothing
+    ("Definitions": definition; "Policy History", "Background", "Summary of Evidence": framing), else None."""
+    for heading in headings:
+        low = fold(heading or "").strip()
+        if not low:
+            continue
+        if frames(low):
+            return "framing"
+        bare = _NUMBERING.sub("", low).strip(" .:")
+        for role, cue in _section_cues():
+            if cue.fullmatch(bare):  # the heading is that word ("1.1 Definitions"), not one word of it
+                return role
+    return None
+
+
+def clause_headings(clause: Any) -> tuple[str, ...]:
+    """A corpus clause's own headings: its section and, when it has one, its article."""
+    return tuple(h for h in (getattr(clause, "section", None), getattr(clause, "article", None)) if h)
 
 
 @lru_cache(maxsize=1)
@@ -77,6 +110,12 @@ def sentence_role(text: str) -> str | None:
     """The non-deciding role a sentence's own words give it, or None (it may decide)."""
     cue = _cue_of(text)
     return cue.role if cue is not None else None
+
+
+def yields_to_rule(text: str) -> bool:
+    """True when the sentence's role cue names only its topic: a statement of cover in it decides."""
+    cue = _cue_of(text)
+    return cue is not None and cue.unless_rule
 
 
 def heading_role(text: str) -> str | None:

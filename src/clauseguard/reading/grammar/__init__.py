@@ -12,6 +12,7 @@ It never judges a request (reading/evaluate/ does) and never reads a clause's ro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from clauseguard.corpus.criteria import Criteria, Span, criteria_from_json
 from clauseguard.reading.grammar.lower import ClauseCompiler
 from clauseguard.reading.grammar.result import Refusal, Unread
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
-from clauseguard.reading.roles import DECIDING, ROLE_OF_KIND, Role, clause_role
+from clauseguard.reading.roles import DECIDING, ROLE_OF_KIND, Role, clause_role, section_role
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,13 @@ class Read:
         return self.role in DECIDING
 
 
-def read_clause(text: str, kind: str | None = None, lexicon: Lexicon | None = None) -> Read:
-    """The clause's role and criteria; `kind` (the corpus's, when given) fixes the role."""
+def read_clause(text: str, kind: str | None = None, lexicon: Lexicon | None = None,
+                headings: Sequence[str] = ()) -> Read:
+    """The clause's role and criteria; `kind` (the corpus's, when given) fixes the role, else a section
+    or article heading (`headings`) that names a role deciding nothing ("Definitions", "Policy History")."""
     fixed = ROLE_OF_KIND.get(kind or "other")
+    if fixed is None:
+        fixed = section_role(headings)  # type: ignore[assignment]
     if fixed is not None and fixed not in DECIDING:
         return Read(fixed, Criteria())
     compiler = ClauseCompiler(text, lexicon or default_lexicon())

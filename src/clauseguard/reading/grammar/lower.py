@@ -48,7 +48,7 @@ from clauseguard.reading.grammar.trees import (
 )
 from clauseguard.reading.grammar.values import values
 from clauseguard.reading.lexicon import Lexicon
-from clauseguard.reading.roles import NOTE, heading_role, sentence_role
+from clauseguard.reading.roles import NOTE, heading_role, sentence_role, yields_to_rule
 from clauseguard.text import fold, sentences
 
 _LISTED: Final = re.compile(r"^\s*the\s+following(?:\s+(?:services|items|procedures|treatments|devices|drugs|indications))?\s*$", re.IGNORECASE)
@@ -84,6 +84,7 @@ class ClauseCompiler:
         self.referenced: list[Node] = []
         self.sentence_roles: list[str | None] = []
         self.heading: str | None = None  # the role a heading opening the clause gives it
+        self.questions: set[int] = set()  # the sentences that are an FAQ's question ("Q: ...")
         self.folded = fold(text)
         self.parts = StatementParts(text, lexicon, self.atoms, self.conditions, self.fresh, self.notes, self.unread, self.caps)
 
@@ -135,10 +136,15 @@ class ClauseCompiler:
                     st.effect in ("covered", "approve") and st.conditions for st in statements(self.text, a, b) or ())
                     or any(t.type == "WITHHELD" for t in tag(self.text, a, b))):
                 role = None  # "X is covered only if ... before the written order ...": a rule, whatever else it names
+            if role is not None and yields_to_rule(self.text[a:b]) and any(
+                    t.type in ("COVERED", "DENIED", "WITHHELD", "LIMITED", "APPROVE") for t in tag(self.text, a, b)):
+                role = None  # "covered for a trial when the sleep test shows ...": a rule, not what studies show
             if role is None and self.sentence_roles and _ANSWER.match(self.text[a:b]):
                 role = self.sentence_roles[-1]  # "Q: Can I fax ...? A: No.": the answer is what its question is
             if not self.sentence_roles:
                 self.heading = heading_role(self.text[a:b])
+            if _QUESTION.match(self.text[a:b]):
+                self.questions.add(len(self.sentence_roles))
             self.sentence_roles.append(role)
             if role is not None:  # administrative, a definition, a reference, framing: decides nothing
                 self.notes.append(Note(role, Span(a, b, self.text[a:b])))
@@ -188,8 +194,11 @@ class ClauseCompiler:
             self.unread.append(Unread(Span(a, b, self.text[a:b]), "a sentence that may decide, in no form the grammar reads"))
         else:
             self.notes.append(Note("statement", Span(a, b, self.text[a:b])))
-            if not any(v.unit or v.explicit for v in values(self.text[a:b])):  # a figure with a unit or a bound
-                # may be a threshold the cues missed ("30 percent or more is enough"): not sure, it decides
+            if not any(v.unit or v.explicit for v in values(self.text[a:b])) and \
+                    len(self.sentence_roles) - 2 not in self.questions:
+                # a figure with a unit or a bound may be a threshold the cues missed ("30 percent or more is
+                # enough"), and a question's answer is what the question's entry decides (the question's own
+                # words name no role of it): not sure, it decides
                 self._set_aside()
 
     def _set_aside(self) -> None:

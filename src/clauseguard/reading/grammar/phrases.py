@@ -3,7 +3,7 @@ statement, a denial, a quantifier, a condition, a reference, ..., as patterns in
 
 Notation: words separated by spaces match words separated by any space; `(a|b c)` is a choice,
 `[a b]` and `(a|b)?` are optional, `s?` an optional character, `...` a gap of up to twelve words, `{n}` a number (digits or words, optionally with "(4)" after it), `{unit}` a unit
-of time, `{term}` a defined term (up to five words), `{labels}` a printed list of criterion labels ("(1)-(2)", "(1-6)", "(i, ii, and iii)",
+of time, `{term}` a defined term (up to five words), `{adverb}` one "-ly" adverb, `{labels}` a printed list of criterion labels ("(1)-(2)", "(1-6)", "(i, ii, and iii)",
 "(a) - (c)"). Matching is on the folded text (case, quotes and dashes unified), on word boundaries.
 Every pattern names the phrasebook entries (two styles at least) that justify it; a test checks it.
 This module compiles patterns; it never decides what a sentence means.
@@ -42,7 +42,8 @@ class _Notation:
     [seq] | {slot}, alt := seq ("|" seq)*. Optional items carry their own separating space."""
 
     SLOTS: Final = {"n": NUMBER, "unit": TIME_UNIT, "labels": f"(?:{LABELS})",
-                    "term": r"'?(?:[\w'-]+\s+){0,4}[\w'-]+'?"}  # a defined term: up to five words
+                    "term": r"'?(?:[\w'-]+\s+){0,4}[\w'-]+'?",  # a defined term: up to five words
+                    "adverb": r"[a-z]+ly"}  # one "-ly" adverb ("the supplier separately bills")
 
     def __init__(self, pattern: str) -> None:
         self.p = pattern

@@ -47,16 +47,25 @@ def texts() -> Iterator[tuple[str, str, str]]:
             for v in d["versions"]:
                 for c in v["clauses"]:
                     yield style, str(c["id"]), str(c["text"])
+                    yield from _headings(style, c)
     real = root.parent / "shared" / "real" / "cms-l33822" / "corpus.yaml"
     if real.is_file():
         for d in yaml.safe_load(real.read_text(encoding="utf-8"))["documents"]:
             for v in d["versions"]:
                 for c in v["clauses"]:
                     yield "cms_lcd", str(c["id"]), str(c["text"])
+                    yield from _headings("cms_lcd", c)
     external = root.parent / "shared" / "external" / "mkrafa" / "corpus.json"
     if external.is_file():
         for c in json.loads(external.read_text(encoding="utf-8"))["clauses"]:
             yield "external_bulletin", str(c["clause_id"]), str(c["text"])
+
+
+def _headings(style: str, clause: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """A clause's section and article headings (what roles.yaml `sections` is matched on)."""
+    for key in ("section", "article"):
+        if clause.get(key):
+            yield style, f"{clause['id']}#{key}", str(clause[key])
 
 
 def patterns() -> Iterator[tuple[str, str, str]]:
