@@ -39,3 +39,17 @@ def test_a_count_of_other_things_does_not_answer() -> None:
 def test_a_count_names_its_thing_by_its_abbreviation_or_its_kind() -> None:
     assert read_passage(STEP, ask("How many NSAIDs must be tried?")).value == "2 drugs"
     assert read_passage(AGENT, ask("how many conventional systemic drugs have to fail?")).value == "1 agent"
+
+
+@pytest.mark.parametrize(("label", "thing"), [
+    ("How many Aimovig 70 mg autoinjectors are allowed per 28 days?", "autoinjector"),  # a strength inside
+    ("How many sterile catheter kits (A4353) per month are covered?", "kit"),  # a code inside
+    ("How many psychotherapy sessions a year are reimbursed?", "session"),  # "a year" is the window
+])
+def test_a_strength_a_code_or_a_window_is_not_the_thing_counted(label: str, thing: str) -> None:
+    assert counted_thing(label) == thing
+
+
+def test_a_test_is_counted_by_its_studies() -> None:
+    text = "Up to two (2) home sleep studies are covered in any 12-month period."
+    assert read_passage(text, ask("How many home sleep apnea tests are covered per 12 months?")).value == "2 studies"

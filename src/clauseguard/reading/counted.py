@@ -25,11 +25,11 @@ NEAR_WORDS: Final = 4  # words of a stated count's noun phrase read on each side
 
 
 @lru_cache(maxsize=1)
-def _data() -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+def _data() -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]:
     raw = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
     ends = frozenset(str(raw["counted_ends"]).split())
     alike = tuple(frozenset(toolkit.stem(w) for w in str(line).split()) for line in raw["counted_alike"])
-    return ends, alike
+    return ends, alike, frozenset(str(raw["counted_skip"]).split())
 
 
 def counted_thing(words: str) -> str | None:
@@ -38,13 +38,15 @@ def counted_thing(words: str) -> str | None:
     m = _ASKS_COUNT.search(words)
     if m is None:
         return None
-    ends, _ = _data()
+    ends, _, skip = _data()
     thing: list[str] = []
     for word in toolkit.words(m.group(1)):
         if word in _OCCASIONS:
             return None
-        if word in ends or number_of(word) is not None:
+        if word in ends:
             break
+        if word in skip or any(c.isdigit() for c in word) or number_of(word) is not None:
+            continue  # "Aimovig 70 mg autoinjectors", "catheter kits (A4353)": a strength or a code
         thing.append(word)
     if not thing:
         return None
@@ -53,7 +55,7 @@ def counted_thing(words: str) -> str | None:
 
 def counts_it(value: Stated, thing: str) -> bool:
     """True when the stated count's noun phrase names the thing counted, or one of its kind."""
-    _, alike = _data()
+    _, alike, _ = _data()
     wanted = {thing}.union(*(c for c in alike if thing in c))
     return bool(wanted & _phrase_stems(value))
 
@@ -62,7 +64,7 @@ def _phrase_stems(value: Stated) -> set[str]:
     words = toolkit.words(value.piece)
     unit = toolkit.stem(value.unit.casefold()) if value.unit else ""
     found = {unit} if unit else set()
-    ends, _ = _data()
+    ends, _, _ = _data()
     for i, word in enumerate(words):
         if toolkit.stem(word) != unit:
             continue
