@@ -77,3 +77,16 @@ def test_an_faq_answer_the_reader_sets_aside_keeps_the_entry_deciding() -> None:
     # the question's own words name no role of what its answer decides
     text = "Q: Can sessions start before the first visit?\nA: They are paid once a doctor prescribed them beforehand."
     assert read_clause(text).role in DECIDING
+
+
+def test_the_engine_reads_a_definitions_clause_as_deciding_nothing_whichever_reader_runs() -> None:
+    from types import SimpleNamespace
+
+    from clauseguard.corpus.criteria import Criteria
+    from clauseguard.reading import clause_criteria
+
+    text = "Conservative therapy: non-surgical treatment for at least 6 weeks is required before surgery."
+    clause = SimpleNamespace(id="X.1", text=text, kind=None, criteria=None, section="Definitions", article=None)
+    assert clause_criteria(clause) == Criteria()
+    under_criteria = SimpleNamespace(**{**vars(clause), "section": "Medical Necessity Criteria"})
+    assert clause_criteria(under_criteria) != Criteria()
