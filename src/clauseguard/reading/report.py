@@ -10,8 +10,8 @@ from typing import Any
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.reading.grammar import Read, Refusal, read_clause
-from clauseguard.reading.roles import clause_headings
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
+from clauseguard.reading.roles import clause_headings
 
 
 def _row(clause_id: str, read: Read, authored: bool) -> dict[str, Any]:

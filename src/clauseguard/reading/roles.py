@@ -10,10 +10,10 @@ reader is not sure of counts as deciding, so a hard clause is never waved throug
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 from clauseguard.corpus.criteria import Count, Criteria, iter_atoms
