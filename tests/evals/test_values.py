@@ -40,3 +40,25 @@ def test_a_star_names_the_only_part_and_an_unsettled_part_states_nothing() -> No
     assert star.matches
     (missing,) = judge_values({"*": "30 visits"}, parts(("how many visits", "unsettled", None)))
     assert not missing.answered and missing.stated is None and not missing.matches
+
+
+def test_a_released_wrong_value_is_categorised_in_structural_words_only() -> None:
+    from clauseguard.evals.cases import SearchCase
+    from clauseguard.evals.runner import SearchRun
+    from clauseguard.evals.scorecard import score_search
+
+    case = SearchCase(case_id="c1", trap="", request={}, expected_status="answered", expected_applicable_version="v1",
+                      must_include_clause_ids=("D.v1.C1",), must_exclude_clause_ids=(), expected_action="none",
+                      expected_values={"*": "6 months"})
+    response = {"status": "answered", "applicable_version": "v1", "action": "none",
+                "sources": [{"clause_id": "D.v1.C2", "score": 0.9}],
+                "parts": [{"part": "Secret words. How long is the approval", "status": "answered", "clause_id": "D.v1.C2",
+                           "excerpt": "Approve for 12 months.",
+                           "value": {"value": "12 months", "unit": "month", "period": None, "text": "Approve for 12 months."}}]}
+    score = score_search(SearchRun(case, response, "answered", None, 0.0))
+    assert score.wrong_answers_released == 1
+    [kind] = score.released_kinds
+    assert kind.startswith("duration expected, duration stated, other number; expected value not in the answering passage")
+    assert "answered from another clause; an open question; one part; engine: aspect limit, asks duration" in kind
+    assert "unit month, window no, condition no" in kind
+    assert "Secret" not in kind and "Approve" not in kind  # never the case's or the corpus's text

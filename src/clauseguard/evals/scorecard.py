@@ -345,7 +345,11 @@ def score_search(run: SearchRun) -> SearchScore:
                     text, clause = _answering(by_part, j.stated)
                     gold = "no gold clause" if not case.must_include_clause_ids else (
                         "answered from a gold clause" if clause in case.must_include_clause_ids else "answered from another clause")
-                    kinds.append(f"{released_kind(j.stated, j.expected, text)}; {gold}")
+                    form = "a yes-or-no question" if _YES_NO_FORM.match(str(j.part).split("?")[0].split(". ")[-1]) \
+                        else "an open question"
+                    split = f"the question read as {len(by_part)} parts" if len(by_part) > 1 else "one part"
+                    kinds.append(f"{released_kind(j.stated, j.expected, text)}; {gold}; {form}; {split}; "
+                                 f"{_engine_reading(_answering_part(by_part, j.stated))}; {_stated_shape(by_part, j.stated)}")
 
     pairs: list[tuple[float, int]] = []
     if case.must_include_clause_ids:
@@ -357,6 +361,38 @@ def score_search(run: SearchRun) -> SearchScore:
                 seen.add(cid)
                 pairs.append((score, int(cid in include)))
     return SearchScore(run, status_ok, version_ok, violations, tuple(failures), tuple(pairs), released, tuple(kinds))
+
+
+# The form of a question part, for the released-value categories only (the judge's own words, not the engine's).
+_YES_NO_FORM: Final = re.compile(r"^\s*(?:is|are|does|do|can|will|would|may|could|should|has|have)\b", re.I)
+
+
+def _answering_part(parts: Mapping[str, Mapping[str, Any]], stated: str) -> str:
+    for label, p in parts.items():
+        value = p.get("value")
+        if isinstance(value, Mapping) and str(value.get("value")) == stated:
+            return label
+    return ""
+
+
+def _engine_reading(label: str) -> str:
+    """How the engine reads the part's words (its aspect and the kind of value it asks): a diagnostic
+    category for released wrong values, in structural words only."""
+    from clauseguard.reading.extract import quantity_asked
+    from clauseguard.retrieval.parts import asks_open, aspect_of
+
+    aspect = aspect_of(label)
+    return f"engine: aspect {aspect}, asks {quantity_asked(label, aspect)}, open {asks_open(label)}"
+
+
+def _stated_shape(parts: Mapping[str, Mapping[str, Any]], stated: str) -> str:
+    """The unit and counting window of the released value, in structural words."""
+    for p in parts.values():
+        value = p.get("value")
+        if isinstance(value, Mapping) and str(value.get("value")) == stated:
+            return f"unit {value.get('unit') or '-'}, window {'yes' if value.get('period') else 'no'}, " \
+                   f"condition {'yes' if p.get('condition') else 'no'}"
+    return ""
 
 
 def _answering(parts: Mapping[str, Mapping[str, Any]], stated: str) -> tuple[str, str | None]:
