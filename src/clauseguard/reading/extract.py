@@ -65,8 +65,10 @@ _NEGATED_EXCLUSION: Final = re.compile(r"\bnot\s+excluded\b|\bunless\b|\bexcept\
 _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ("rate", re.compile(r"\b(?:rate|percent\w*|per ?cent|share|proportion|level of reimbursement|co-?pay\w*|"
                         r"coinsurance|reduction|relief)\b", re.I)),
+    # "evaluation window" (cms_lcd, medical_policy, the demo's bariatric and oxygen policies), "authorization
+    # validity" (medical_policy, two authors): a span asked, which a bare yes never answers
     ("duration", re.compile(r"\b(?:wait\w*|how long|how often|how frequently|how far ahead|duration|length|age|how old|interval|"
-                            r"qualifying period|deferral|minimum period|look-?back|period|approval|renewal|"
+                            r"qualifying period|deferral|minimum period|look-?back|period|approval|renewal|windows?|validity|valid|"
                             r"months?|weeks?|days|years|hours)\b", re.I)),
     # the things a count counts: sessions and visits (group_terms, medical_policy), units, strips and
     # lancets (cms_lcd, the real LCD L33822), doses, tablets, injections, vials, pens (drug_policy, cms_lcd)
@@ -314,10 +316,13 @@ def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, int, S
         return stems(f"{v.context} {v.period or ''} {v.unit}")
 
     def told_apart(rival: Stated) -> bool:
+        # the part's words around the winner must include every part word around the rival, and more: a
+        # rival with part words the winner lacks ("for hearing aids ... A" against "for hearing tests ... B",
+        # asked of "hearing aids and tests") fits as well in its own way, and the part is left to a person
         one_sentence = rival.piece == best.piece and "\n" not in best.piece  # a list's lines are apart
-        if one_sentence:
-            return bool((bare & around(best)) - (bare & around(rival)))
-        return bool((own & around(best)) - (own & around(rival)))
+        words = bare if one_sentence else own
+        mine, theirs = words & around(best), words & around(rival)
+        return bool(mine - theirs) and theirs <= mine
 
     return next((t[8] for t in rivals if not told_apart(t[8])), None)
 

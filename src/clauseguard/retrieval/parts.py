@@ -86,7 +86,10 @@ class QuestionPart(NamedTuple):
 
 _YES_NO: Final = re.compile(r"^\s*(?:is|are|does|do|can|will|would|may|could|should)\b(?!.*\b(?:how|what|which|when)\b)")
 # An open question ("what is ...", "how long ...") asks for a value or a description, never a bare yes.
-_OPEN: Final = re.compile(r"^\s*(?:and\s+)?(?:what|which|how|when)\b")
+# A preposition may lead it ("for how long", "until when", "up to what age"), and a sentence may come before
+# it ("The member has OSA. Until when is ... valid?"): the question is its last sentence.
+_OPEN: Final = re.compile(r"^\s*(?:and\s+)?(?:(?:for|until|till|by|from|at|after|within|up\s+to)\s+)?(?:what|which|how|when)\b")
+_LAST_SENTENCE: Final = re.compile(r"[.?!]\s+")
 # "What is the reimbursement for X?", "What does the insurer pay towards X?": what is paid, a quantity.
 _WHAT_IS_PAID: Final = re.compile(r"\b(?:reimburs\w*|pays?|paid|payable|refund\w*)\b")
 # "spectacles: reimbursement": the noun names the sum paid (the verb, "is it reimbursed?", asks whether).
@@ -102,7 +105,7 @@ def asks_whether(part: QuestionPart) -> bool:
 
 def asks_open(label: str) -> bool:
     """True for a part written as an open question (what / which / how / when): a yes is no answer to it."""
-    return bool(_OPEN.match(normalise(label)))
+    return bool(_OPEN.match(_LAST_SENTENCE.split(normalise(label).strip())[-1]))
 
 
 def aspect_of(text: str) -> str | None:

@@ -197,6 +197,34 @@ def _names_it_not(
     return unnamed
 
 
+def _better_titled(
+    index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit], answer: PartAnswer, precedence: Precedence,
+) -> Any | None:
+    """A passage of another document whose title names every subject word the answering document's
+    title names, and more (look-alike titles, trap T3: "Acute treatment of migraine" against
+    "Preventive treatment of migraine" for a question about prevention): the first such row, or None.
+    Documents that amend one another (a rider and the policy it overrides) and FAQs never compete."""
+    if article_references(part.text):
+        return None
+    subject = set(content_terms(bare_subject(part)))
+    lead = _row(index, answer.settled_by[0].hit)
+    related = set(precedence.riders_over.get(lead.document_id, ())) | {
+        d for d, riders in precedence.riders_over.items() if lead.document_id in riders}
+
+    def named(row: Any) -> set[str]:
+        return subject & set(content_terms(row.document_title))
+
+    mine = named(lead)
+    for hit in hits:
+        row = _row(index, hit)
+        if row.document_id == lead.document_id or row.document_id in related or precedence.is_faq(row.document_id):
+            continue
+        theirs = named(row)
+        if theirs > mine:
+            return row
+    return None
+
+
 def _about(index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit]) -> dict[str, float]:
     return {h.clause_id: h.subject for h in hits}
 
@@ -250,6 +278,14 @@ def answer_part(
         return answer, below
     if answer.settled_by:
         _apply_riders(index, part, asking, mask, k, threshold, precedence, answer)
+        rival = _better_titled(index, part, hits, answer, precedence)
+        if rival is not None:
+            lead = _row(index, answer.settled_by[0].hit)
+            answer.settled_by = []
+            answer.unsettled_because = (
+                f"the question's words fit the title of {rival.document_id} (\u201c{rival.document_title}\u201d) better "
+                f"than that of {lead.document_id}, which states it {cite(lead)}: which policy governs is for a person "
+                f"{cite(rival)}")
         return answer, below
     if conditional is not None and conditional.reading.settles == "ambiguous":
         row = _row(index, conditional.hit)
