@@ -375,7 +375,7 @@ def test_a_citation_names_printed_pages_and_a_clause_that_runs_over() -> None:
     """dev's page labels, carried into the search package: printed label beside the PDF page."""
     from types import SimpleNamespace
 
-    from clauseguard.search.parts import cite
+    from clauseguard.search.answers import cite
 
     def row(**pages: Any) -> Any:
         base = {"article": "7.3 Dental", "page": 6, "page_label": None, "page_end": None, "page_end_label": None,

@@ -13,7 +13,7 @@ import pytest
 from clauseguard.corpus.sources import open_corpus
 from clauseguard.engine import Engine
 from clauseguard.reading.extract import quantity_asked
-from clauseguard.retrieval.parts import asks_open
+from clauseguard.retrieval.parts import asks_open, asks_yes_or_no
 
 CORPUS = """
 format: clauseguard.corpus/v1
@@ -57,6 +57,20 @@ documents:
         clauses:
           - {id: R-TERMS.2025.A1, section: Hearing, article: "1 Hearing",
              text: "Hearing aids are reimbursed up to a maximum of EUR 700 per ear. Replacement batteries are reimbursed up to EUR 40 a year."}
+          - {id: R-TERMS.2025.A2, section: Therapy, article: "2 Physiotherapy",
+             text: "Sessions with a licensed physiotherapist are reimbursed at 80% of the agreed tariff."}
+          - id: R-TERMS.2025.A3
+            section: Exclusions
+            article: "3 General exclusions"
+            text: |-
+              Unless these terms say otherwise, no benefit is paid for:
+              a. cosmetic procedures;
+              b. treatment by the insured person's spouse, parent, child, brother or sister;
+              c. rest cures.
+          - {id: R-TERMS.2025.A4, section: Supplies, article: "4 Catheters",
+             text: "A catheter replaced more often than monthly is covered only when the record describes the reason, such as a blockage or accidental removal. A latex-free catheter is covered for a member with a latex allergy."}
+          - {id: R-TERMS.2025.A5, section: Supplies, article: "5 Glucose sensors",
+             text: "Glucose sensors are covered for a member who checks blood glucose at least four (4) times a day. The member's coinsurance for sensors is 20%."}
 """
 
 
@@ -117,3 +131,70 @@ def test_an_open_question_is_open_after_a_preamble_or_a_leading_preposition(labe
 @pytest.mark.parametrize("label", ["attended sleep study authorization validity", "face-to-face evaluation window"])
 def test_a_window_or_a_validity_asks_for_a_span(label: str) -> None:
     assert quantity_asked(label, None) == "duration"
+
+
+@pytest.mark.parametrize("label", [
+    "Colchicine for an acute gout flare \u2014 covered",
+    "Treated by his own brother. Reimbursed",
+    "The member is 15. Does the plan pay for hearing aids",
+    "physiotherapy after a fall - is it payable",
+])
+def test_a_yes_or_no_question_may_drop_its_auxiliary(label: str) -> None:
+    assert asks_yes_or_no(label)
+    assert quantity_asked(label, None) is None
+
+
+@pytest.mark.parametrize("label", ["visits allowed per year", "How many sessions are covered", "what is paid for hearing aids"])
+def test_an_open_question_or_a_noun_phrase_is_no_yes_or_no_question(label: str) -> None:
+    assert not asks_yes_or_no(label)
+
+
+def test_a_yes_or_no_question_about_a_limited_supply_is_never_answered_with_the_limit(engine: Engine) -> None:
+    r = _ask(engine, "Colchicine 0.6 mg tablets for an acute gout flare \u2014 covered?")
+    assert all(v in ("yes", None) for v in _released(r)), r["parts"]
+
+
+@pytest.mark.parametrize(("label", "kind"), [
+    ("member copay for glucose sensors", "money"), ("cost share for glucose sensors", "payment"),
+    ("coinsurance for glucose sensors", "rate"), ("Aimovig autoinjectors allowed in a 28-day window", "count"),
+])
+def test_a_copay_is_a_sum_and_a_counting_window_is_no_span_asked(label: str, kind: str) -> None:
+    assert quantity_asked(label, None) == kind
+
+
+def test_a_copay_is_never_answered_with_a_coinsurance_rate(engine: Engine) -> None:
+    r = _ask(engine, "What is the member copay for glucose sensors?")
+    assert "20%" not in _released(r), r["parts"]
+
+
+def test_a_grant_is_held_when_another_clause_refuses_a_case_the_question_names(engine: Engine) -> None:
+    # the physiotherapy article grants sessions; the exclusions refuse treatment by a brother, which the question names
+    r = _ask(engine, "Physiotherapy sessions given by the insured's own brother. Reimbursed?")
+    assert "yes" not in _released(r), r["parts"]
+    assert any("R-TERMS.2025.A3" in str(p.get("why")) for p in r["parts"]), r["parts"]
+
+
+def test_a_grant_no_refusal_names_is_still_released(engine: Engine) -> None:
+    r = _ask(engine, "Physiotherapy sessions with a licensed physiotherapist. Reimbursed?")
+    assert _released(r) == ["yes"], r["parts"]
+
+
+def test_a_yes_is_never_released_for_a_question_saying_what_the_member_lacks(engine: Engine) -> None:
+    # the grant requires four tests a day; the question says there are none: read as words, the conditions match
+    r = _ask(engine, "Glucose sensors for a member who does no blood glucose checks at all \u2014 covered?")
+    assert "yes" not in _released(r), r["parts"]
+
+
+def test_a_restriction_speaks_only_for_its_own_sentence(engine: Engine) -> None:
+    # "covered only when the record gives the reason" restricts replacements, not the latex-free catheter asked
+    r = _ask(engine, "Documented latex allergy. Latex-free catheter \u2014 covered?")
+    assert "no" not in _released(r), r["parts"]
+
+
+def test_statements_before_a_closing_question_are_its_context_not_parts() -> None:
+    from clauseguard.retrieval.parts import split_question
+
+    parts = split_question("Physiotherapy sessions given by her brother. Reimbursed?")
+    assert [p.label for p in parts] == ["Physiotherapy sessions given by her brother. Reimbursed"]
+    # a question of its own before another keeps its part
+    assert len(split_question("Is an implant covered and what is the waiting period?")) == 2

@@ -60,9 +60,15 @@ def opposite_as_fitting(pieces: list[str], at: int, value: str | None, asking: A
 
 def coverage(text: str, asking: Asking, restriction: Condition | None) -> Reading:
     pieces = sentences(text) or [text.strip()]
+    scores = [(overlap(p, asking.terms), -i) for i, p in enumerate(pieces)]
+    if restriction is not None and restriction.kind != "procedural":
+        restricting = next(p for p in pieces if restriction.text in p)
+        if overlap(restricting, asking.terms) < max(scores)[0]:
+            # the restriction is another sentence's ("a catheter replaced more often than monthly is covered
+            # only when ..."), and a sentence that fits the question better speaks for it
+            restriction = None
     if restriction is not None and restriction.kind != "procedural":
         met = condition_met(restriction, asking.question)
-        restricting = next(p for p in pieces if restriction.text in p)
         if met is None and restriction.restrictive:
             # "covered only when ... accident" says no for every other case
             return Reading("answers", restricting, "no", condition=restriction)
@@ -70,7 +76,6 @@ def coverage(text: str, asking: Asking, restriction: Condition | None) -> Readin
             return Reading("conditional", restricting, None, condition=restriction)
         if met is False:
             return Reading("answers", restricting, "no", condition=restriction)
-    scores = [(overlap(p, asking.terms), -i) for i, p in enumerate(pieces)]
     at = -max(scores)[1]
     best = pieces[at]
     value, _ = _yes_no(best)

@@ -42,7 +42,7 @@ from clauseguard.reading.stated import (
     stated_values,
 )
 
-__all__ = ["YES_NO", "Asking", "Reading", "Settles", "condition_met", "excludes", "quantity_asked", "read_passage", "sentences"]
+__all__ = ["Asking", "Reading", "Settles", "condition_met", "excludes", "quantity_asked", "read_passage", "sentences"]
 
 _DEFERRAL: Final = re.compile(
     r"\b(?:fixed|set|stated|shown|specified|defined|laid down|given|determined|listed)\s+(?:out\s+)?"
@@ -63,7 +63,9 @@ _NEGATED_EXCLUSION: Final = re.compile(r"\bnot\s+excluded\b|\bunless\b|\bexcept\
 # What kind of value a part asks for, from its own words: a cap is an amount (or a count), a rate
 # is a percentage, a waiting period is a duration. Checked in this order; the first that fits wins.
 _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
-    ("rate", re.compile(r"\b(?:rate|percent\w*|per ?cent|share|proportion|level of reimbursement|co-?pay\w*|"
+    # a copay is a fixed sum ("total copayments will not exceed $420", drug_policy; "no deductible or
+    # copayment", medical_policy) and a cost share either kind: neither is a rate (coinsurance is)
+    ("rate", re.compile(r"\b(?:rate|percent\w*|per ?cent|(?<!cost )(?<!cost-)share|proportion|level of reimbursement|"
                         r"coinsurance|reduction|relief)\b", re.I)),
     # "evaluation window" (cms_lcd, medical_policy, the demo's bariatric and oxygen policies), "authorization
     # validity" (medical_policy, two authors): a span asked, which a bare yes never answers
@@ -71,13 +73,15 @@ _ASKS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
                             r"qualifying period|deferral|minimum period|look-?back|period|approval|renewal|windows?|validity|valid|"
                             r"months?|weeks?|days|years|hours)\b", re.I)),
     # the things a count counts: sessions and visits (group_terms, medical_policy), units, strips and
-    # lancets (cms_lcd, the real LCD L33822), doses, tablets, injections, vials, pens (drug_policy, cms_lcd)
+    # lancets (cms_lcd, the real LCD L33822), doses, tablets, injections, vials, pens, (auto)injectors (drug_policy:
+    # both authors, cms_lcd)
     ("count", re.compile(r"\b(?:how many|number of|sessions?|visits?|treatments? per|units?|frequency|times|"
                          r"nights|courses?|doses?|tablets?|capsules?|injections?|infusions?|vials?|syringes?|pens?|"
+                         r"(?:auto-?)?injectors?|"
                          r"strips?|lancets?)\b", re.I)),
-    ("money", re.compile(r"\b(?:amount|sum|allowance|contribution|supplement|deductible|excess|lump)\b", re.I)),
+    ("money", re.compile(r"\b(?:amount|sum|allowance|contribution|supplement|deductible|excess|lump|co-?pay\w*)\b", re.I)),
     ("amount", re.compile(r"\b(?:caps?|ceiling|maximum|max|limit\w*|up to)\b", re.I)),
-    ("payment", re.compile(r"\b(?:how much|paid|pays?|payable|reimburs\w*|cost)\b", re.I)),
+    ("payment", re.compile(r"\b(?:how much|paid|pays?|payable|reimburs\w*|cost(?:[- ]shar\w*)?)\b", re.I)),
 )
 # The kinds of value that answer each kind asked, most fitting first.
 _KINDS_FOR: Final[dict[str, tuple[str, ...]]] = {
@@ -93,7 +97,8 @@ _KINDS_FOR: Final[dict[str, tuple[str, ...]]] = {
 
 _PER_PERIOD: Final = re.compile(
     r"\bper\s+(?:\d+[\s-]*)?(?:calendar\s+|contract\s+|policy\s+|benefit\s+)?[a-z-]+"
-    r"|\b(?:in\s+(?:a|any|each)|every|each|a)\s+(?:\d+[\s-]*)?(?:calendar\s+|contract\s+)?(?:day|week|month|year)s?(?:\s+period)?\b",
+    r"|\b(?:in\s+(?:a|any|each)|every|each|a)\s+(?:\d+[\s-]*)?(?:calendar\s+|contract\s+)?(?:day|week|month|year)s?"
+    r"(?:\s+(?:period|window))?\b",
     re.IGNORECASE)
 _ASKS_UPPER: Final = re.compile(r"\b(?:maximum|max|most|limit\w*|caps?|ceiling|up to|longest|how long can)\b", re.I)
 _ASKS_LOWER: Final = re.compile(r"\b(?:minimum|min|least|shortest|how long must|required|before)\b", re.I)
@@ -102,16 +107,14 @@ _ASKS_LIFETIME: Final = re.compile(r"\b(?:lifetime|whole|total|overall\s+lifetim
 _YEAR_PERIOD: Final = re.compile(r"\byear", re.I)
 
 
-YES_NO: Final = re.compile(
-    r"^\s*(?:is|are|does|do|can|will|would|may|could|should|has|have)\b(?!.*\b(?:how|what|which|when)\b)", re.I
-)
-
-
 def quantity_asked(label: str, aspect: str | None) -> str | None:
     """The kind of value a part asks for (duration, count, rate, amount, payment), or None for any.
     A counting window in the part ("sessions per contract year") is not what it asks for."""
-    if YES_NO.match(label):
-        return None  # "Is X covered?", "Will Medicare pay for X?" ask yes or no
+    # the question's form is parsed in retrieval.parts, which imports this module: imported here, not above
+    from clauseguard.retrieval.parts import asks_yes_or_no
+
+    if asks_yes_or_no(label):
+        return None  # "Is X covered?", "Will Medicare pay for X?", "X for Y - covered?" ask yes or no
     label = _PER_PERIOD.sub(" ", label)
     found = [kind for kind, pattern in _ASKS if pattern.search(label)]
     if "count" in found and "duration" in found and re.search(r"\bhow many\b|\bnumber of\b", label, re.I):

@@ -63,6 +63,7 @@ PREFERRED_KINDS: Final[dict[str, frozenset[str]]] = {
 QUANTITY_ASPECTS: Final = frozenset({LIMIT, WAITING_PERIOD, RATE})
 
 _SENTENCES: Final = re.compile(r"[?;!]+|\.\s+(?=[A-Z])")
+_STATEMENT_END: Final = re.compile(r"\.\s+(?=[A-Z])")
 _PIECES: Final = re.compile(r"\s*(?:,\s*and\b|,|\band\b|&|\balso\b|\bplus\b)\s*")
 # Words that phrase an aspect rather than name a subject ("the *annual* cap", "*must* be *sent*").
 _ASPECT_FILLER: Final = frozenset(
@@ -84,7 +85,13 @@ class QuestionPart(NamedTuple):
     asks_quantity: bool  # a cap, amount, rate, waiting period or count: settled only by a stated value
 
 
-_YES_NO: Final = re.compile(r"^\s*(?:is|are|does|do|can|will|would|may|could|should)\b(?!.*\b(?:how|what|which|when)\b)")
+_YES_NO: Final = re.compile(r"^\s*(?:is|are|does|do|can|will|would|may|could|should|has|have)\b(?!.*\b(?:how|what|which|when)\b)")
+# A yes-or-no question without its auxiliary: a case told, then only the predicate asked ("Emgality for
+# chronic cluster headache - covered?", "Seen by his sister. Reimbursed?"): handlers, pharmacists and
+# brokers write it so in every house style's blind questions (cms_lcd, medical_policy, drug_policy, group_terms)
+_YES_NO_TAIL: Final = re.compile(
+    r"(?:^|[\u2014\u2013;:,.)]|\s-)\s*(?:(?:is|are)\s+(?:it|this|that|they)\s+|and\s+|still\s+)?"
+    r"(?:covered|reimbursed|reimbursable|paid|payable|approved|allowed|billable|eligible)\s*\??\s*$")
 # An open question ("what is ...", "how long ...") asks for a value or a description, never a bare yes.
 # A preposition may lead it ("for how long", "until when", "up to what age"), and a sentence may come before
 # it ("The member has OSA. Until when is ... valid?"): the question is its last sentence.
@@ -96,11 +103,18 @@ _WHAT_IS_PAID: Final = re.compile(r"\b(?:reimburs\w*|pays?|paid|payable|refund\w
 _SUM_PAID: Final = re.compile(r"\b(?:reimbursements?|payments?|refunds?|pay-?outs?)\b")
 
 
+def asks_yes_or_no(label: str) -> bool:
+    """True for a yes-or-no question: its last sentence opens with an auxiliary ("Is X covered?", "The
+    member is 15. Does the plan pay?"), or it ends by asking only the predicate ("X for Y - covered?")."""
+    low = normalise(label).strip()
+    return bool(_YES_NO.match(_LAST_SENTENCE.split(low)[-1]) or _YES_NO_TAIL.search(low))
+
+
 def asks_whether(part: QuestionPart) -> bool:
     """True for a part that asks whether something is covered: a yes-or-no question, or a part whose
     own words ask about cover or an exclusion ("coverage", "excluded?"). Only such a part is answered
     by a bare yes or no; "initial approval period" asks for a value even when no value cue is known."""
-    return part.aspect in (COVERAGE, EXCLUSION) or bool(_YES_NO.match(normalise(part.label)))
+    return part.aspect in (COVERAGE, EXCLUSION) or asks_yes_or_no(part.label)
 
 
 def asks_open(label: str) -> bool:
@@ -112,7 +126,7 @@ def aspect_of(text: str) -> str | None:
     """The aspect a part asks about: the most specific cue it contains, or None. A yes-or-no question
     about cover ("Is X covered?", "Will the plan pay for X?") asks about coverage whatever else it names."""
     low = normalise(text)
-    if _YES_NO.match(low) and _CUE_PATTERNS[-1][1].search(low):
+    if asks_yes_or_no(low) and _CUE_PATTERNS[-1][1].search(low):
         return COVERAGE
     for aspect, pattern in _CUE_PATTERNS:
         if pattern.search(low):
@@ -156,6 +170,19 @@ def _raw_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _context_end(text: str) -> int:
+    """Where the case told before a question ends: "Physiotherapy sessions given by her brother.
+    Reimbursed?" tells a case in statements, then asks. Statements before a closing yes-or-no or open
+    question are its context, never parts of their own (a cue word in them, "sessions", asks nothing)."""
+    if not text.rstrip().endswith("?"):
+        return 0
+    stops = [m.end() for m in _STATEMENT_END.finditer(text)]
+    if not stops:
+        return 0
+    last = text[stops[-1]:]
+    return stops[-1] if "?" not in text[:stops[-1]] and (asks_yes_or_no(last) or asks_open(last)) else 0
+
+
 def _pieces(text: str) -> list[str]:
     """Sentence, comma and "and" pieces; a piece with no aspect cue ("crowns" in "crowns, bridges and
     implants", or a sentence of context) is not a question of its own and is glued to its neighbour.
@@ -163,8 +190,9 @@ def _pieces(text: str) -> list[str]:
     they were typed; a piece re-joined with other words would hide them)."""
     merged: list[tuple[int, int]] = []
     pending: tuple[int, int] | None = None
+    context = _context_end(text)
     for a, b in _raw_spans(text):
-        if aspect_of(text[a:b]) is None:
+        if b <= context or aspect_of(text[a:b]) is None:
             pending = (pending[0], b) if pending else (a, b)
             continue
         if pending and merged:

@@ -8,114 +8,27 @@ anything: a FAQ that disagrees with the answer is reported as a conflict and is 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from clauseguard.reading.extract import YES_NO, Asking, Reading, quantity_asked, read_passage
-from clauseguard.reading.stated import frames, number_of, stated_values
+from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
+from clauseguard.reading.stated import frames, negative, number_of, stated_values
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
-from clauseguard.retrieval.parts import DOCUMENTS, asks_open, asks_whether, bare_subject, subject_words
+from clauseguard.retrieval.parts import (
+    DOCUMENTS,
+    asks_open,
+    asks_whether,
+    asks_yes_or_no,
+    bare_subject,
+    subject_words,
+)
 from clauseguard.retrieval.tokens import article_references, content_terms
-from clauseguard.versions import version_index
+from clauseguard.search.answers import PartAnswer, Precedence, Settled, cite, row_of
+from clauseguard.search.release import better_titled, refusing_elsewhere
 
 SUBJECT_SHARE: Final = 1 / 3  # a source must contain at least a third of the weight of the part's subject words
-PRECEDENCE: Final = "rider > policy > FAQ"
-
-
-class _Kinds(Mapping[str, str]):
-    """Document id -> kind, read from the corpus's document index (no copy per request)."""
-
-    def __init__(self, documents: Mapping[str, Any]) -> None:
-        self._documents = documents
-
-    def __getitem__(self, key: str) -> str:
-        return str(self._documents[key].kind)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._documents)
-
-    def __len__(self) -> int:
-        return len(self._documents)
-
-
-@dataclass(frozen=True)
-class Precedence:
-    """Who outranks whom among the documents in scope: each document's kind, and the riders in
-    scope that override each document."""
-
-    kinds: Mapping[str, str]
-    riders_over: Mapping[str, tuple[str, ...]]  # document id -> rider ids in scope that override it
-
-    @classmethod
-    def of(cls, index: RetrievalIndex, corpus: Any, mask: np.ndarray) -> Precedence:
-        """The kinds of the corpus's documents, and the riders with an eligible row under the mask
-        (only the riders' own rows are looked at, never every row)."""
-        if corpus is None:
-            return cls({}, {})
-        documents = version_index(corpus).documents
-        spans = index.shared_by_decision.get(("rider spans", 0))
-        if spans is None or spans[0] is not documents:
-            found: dict[str, list[tuple[int, int]]] = {}
-            for (doc, _version), span in sorted(index.clauses.version_rows.items()):
-                if documents.get(doc) is not None and documents[doc].kind == "rider":
-                    found.setdefault(doc, []).append(span)
-            spans = index.shared_by_decision[("rider spans", 0)] = (documents, found)  # type: ignore[assignment]
-        over: dict[str, list[str]] = {}
-        for rider_id, rows in sorted(spans[1].items()):  # type: ignore[union-attr]
-            if any(mask[start:stop].any() for start, stop in rows):
-                for target in documents[rider_id].overrides:
-                    over.setdefault(target, []).append(rider_id)
-        return cls(_Kinds(documents), {k: tuple(v) for k, v in over.items()})
-
-    def is_faq(self, document_id: str) -> bool:
-        return self.kinds.get(document_id) == "faq"
-
-
-@dataclass(frozen=True)
-class Settled:
-    hit: Hit
-    reading: Reading
-
-
-@dataclass
-class PartAnswer:
-    """A part's outcome: the passages that settle it (the answer first), or why it is unsettled."""
-
-    part: QuestionPart
-    settled_by: list[Settled]
-    unsettled_because: str | None
-    condition: Reading | None = None  # a conditional reading whose condition the question does not state
-    overridden: list[tuple[Hit, str]] = field(default_factory=list)  # (policy hit, rider clause id)
-    conflicts: list[tuple[Hit, str]] = field(default_factory=list)  # (FAQ hit, clause whose answer stands)
-
-
-def _row(index: RetrievalIndex, hit: Hit) -> Any:
-    return index.clauses.rows[hit.clause_index]
-
-
-def _pages(row: Any) -> str:
-    """"page 4 (printed), PDF page 6" when the printed label differs; "pages 4-5" when it runs over."""
-    physical = f"{row.page}-{row.page_end}" if row.page_end else str(row.page)
-    if row.page_label and row.page_end:  # no printed label: the physical pages alone, never "None-7"
-        printed = f"{row.page_label}-{row.page_end_label or row.page_end}"
-    else:
-        printed = row.page_label
-    word = "pages" if row.page_end else "page"
-    return f"{word} {printed} (printed), PDF {word} {physical}" if printed and printed != physical else f"{word} {physical}"
-
-
-def cite(row: Any) -> str:
-    where = []
-    if row.article:
-        where.append(f"article {row.article.split(' ', 1)[0]}")
-    if row.page:
-        where.append(_pages(row))
-    where.append(row.version)
-    return f"({', '.join(where)}; {row.clause_id})"
 
 
 def asking_of(part: QuestionPart, question: str) -> Asking:
@@ -187,7 +100,7 @@ def _names_it_not(
             named = np.vstack([named, column])
 
     def unnamed(hit: Hit) -> bool:
-        at = scope.documents.get(_row(index, hit).document_id)
+        at = scope.documents.get(row_of(index, hit).document_id)
         if at is None or not len(named):
             return False
         mine = named[:, at]
@@ -197,31 +110,28 @@ def _names_it_not(
     return unnamed
 
 
-def _better_titled(
-    index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit], answer: PartAnswer, precedence: Precedence,
-) -> Any | None:
-    """A passage of another document whose title names every subject word the answering document's
-    title names, and more (look-alike titles, trap T3: "Acute treatment of migraine" against
-    "Preventive treatment of migraine" for a question about prevention): the first such row, or None.
-    Documents that amend one another (a rider and the policy it overrides) and FAQs never compete."""
-    if article_references(part.text):
-        return None
-    subject = set(content_terms(bare_subject(part)))
-    lead = _row(index, answer.settled_by[0].hit)
-    related = set(precedence.riders_over.get(lead.document_id, ())) | {
-        d for d, riders in precedence.riders_over.items() if lead.document_id in riders}
-
-    def named(row: Any) -> set[str]:
-        return subject & set(content_terms(row.document_title))
-
-    mine = named(lead)
-    for hit in hits:
-        row = _row(index, hit)
-        if row.document_id == lead.document_id or row.document_id in related or precedence.is_faq(row.document_id):
-            continue
-        theirs = named(row)
-        if theirs > mine:
-            return row
+def _held_back(
+    index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit], answer: PartAnswer, mask: np.ndarray,
+    precedence: Precedence,
+) -> str | None:
+    """Why a settled part must go to a person after all, or None: a yes to a question that says what
+    the member lacks, a yes that another passage refuses for a case the question names, or an answer
+    from a policy whose look-alike in scope has the title the question fits better."""
+    lead = row_of(index, answer.settled_by[0].hit)
+    if answer.settled_by[0].reading.value == "yes" and negative(part.text):
+        # "AHI 9 and none of sleepiness, insomnia or hypertension - covered?": the grant's conditions are
+        # read as words of the question, and what the question denies may be what the grant requires
+        return (f"the question says what the member does not have or has not had, and {cite(lead)} grants it "
+                f"under conditions: whether they hold is for a person")
+    refusing = refusing_elsewhere(index, part.text, answer, mask, precedence)
+    if refusing is not None:
+        return (f"{cite(lead)} grants it, but {cite(refusing)} refuses a case named by words of the question that "
+                f"the granting passage never uses: whether the question is that case is for a person")
+    rival = better_titled(index, part, hits, answer, precedence)
+    if rival is not None:
+        return (f"the question's words fit the title of {rival.document_id} (\u201c{rival.document_title}\u201d) better "
+                f"than that of {lead.document_id}, which states it {cite(lead)}: which policy governs is for a person "
+                f"{cite(rival)}")
     return None
 
 
@@ -248,7 +158,7 @@ def answer_part(
             continue  # under the threshold, or above it on generic words but about something else
         if unnamed(hit):
             continue  # another document in scope names all of the subject this one names, and more
-        row = _row(index, hit)
+        row = row_of(index, hit)
         if frames(row.section) and not article_references(part.text):
             continue  # a revision history or the evidence reviewed describes the policy; it does not govern
         reading = read_passage(row.text, asking)
@@ -264,31 +174,27 @@ def answer_part(
             conditional = Settled(hit, reading)
     answer = _ranked(index, part, readings, precedence)
     unread = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE
-              and not precedence.is_faq(str(_row(index, h).document_id))]
+              and not precedence.is_faq(str(row_of(index, h).document_id))]
     if answer.settled_by and (unread or asking.asks_quantity) \
-            and precedence.is_faq(str(_row(index, answer.settled_by[0].hit).document_id)):
+            and precedence.is_faq(str(row_of(index, answer.settled_by[0].hit).document_id)):
         # only a FAQ states it while a policy passage above the threshold speaks of it unread, or it is a
         # value (a cap, a period, a count) that no policy passage states above the threshold: a FAQ never
         # overrides the terms it explains and may repeat a superseded value, so a person confirms it
         lead = answer.settled_by[0]
-        faq = _row(index, lead.hit)
+        faq = row_of(index, lead.hit)
         said = f" ({lead.reading.value})" if lead.reading.value else ""
         answer.settled_by = []
         answer.unsettled_because = f"only a FAQ states it{said}, and a FAQ never overrides the policy terms {cite(faq)}"
         return answer, below
     if answer.settled_by:
         _apply_riders(index, part, asking, mask, k, threshold, precedence, answer)
-        rival = _better_titled(index, part, hits, answer, precedence)
-        if rival is not None:
-            lead = _row(index, answer.settled_by[0].hit)
+        held = _held_back(index, part, hits, answer, mask, precedence)
+        if held is not None:
             answer.settled_by = []
-            answer.unsettled_because = (
-                f"the question's words fit the title of {rival.document_id} (\u201c{rival.document_title}\u201d) better "
-                f"than that of {lead.document_id}, which states it {cite(lead)}: which policy governs is for a person "
-                f"{cite(rival)}")
+            answer.unsettled_because = held
         return answer, below
     if conditional is not None and conditional.reading.settles == "ambiguous":
-        row = _row(index, conditional.hit)
+        row = row_of(index, conditional.hit)
         reading = conditional.reading
         if {reading.value, reading.rival} == {"yes", "no"}:
             answer.unsettled_because = ("the passage grants it in one case and denies it in another, and the "
@@ -298,14 +204,14 @@ def answer_part(
                                         f"{reading.rival}) {cite(row)}")
         return answer, below
     if conditional is not None:
-        row = _row(index, conditional.hit)
+        row = row_of(index, conditional.hit)
         condition = conditional.reading.condition
         said = f" (\u201c{condition.text}\u201d)" if condition is not None else ""
         answer.unsettled_because = f"the passage states it only under a condition the question does not state{said} {cite(row)}"
         answer.condition = conditional.reading
         return answer, below
     if checking is not None:
-        row = _row(index, checking.hit)
+        row = row_of(index, checking.hit)
         value = checking.reading.value
         stated = value if value not in ("yes", "no") else ", ".join(v.value for v in _figures(row.text))
         answer.unsettled_because = (f"the question asks yes or no about a figure and the passage states {stated}: "
@@ -314,17 +220,14 @@ def answer_part(
     if deferred_yes is not None:
         said = "covered" if deferred_yes.reading.value == "yes" else "not covered"
         answer.unsettled_because = (f"the passage says whether it is {said} but states no value for what the "
-                                    f"question asks {cite(_row(index, deferred_yes.hit))}")
+                                    f"question asks {cite(row_of(index, deferred_yes.hit))}")
         return answer, below
     deferred = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
     if deferred:
-        answer.unsettled_because = f"the passage above the threshold does not state it {cite(_row(index, deferred[0]))}"
+        answer.unsettled_because = f"the passage above the threshold does not state it {cite(row_of(index, deferred[0]))}"
     else:
         answer.unsettled_because = "no passage above the threshold answers it"
     return answer, below
-
-
-_SENTENCE_BREAK: Final = re.compile(r"[.?!]\s+")
 
 
 def _figures(text: str) -> list[Any]:
@@ -337,8 +240,7 @@ def _checks_a_figure(part: QuestionPart, reading: Reading, passage: str) -> bool
     passage states none to weigh it against: "Is the initial approval good for 12 months?" is not
     answered by "3 months", nor "Is one headgear every three months covered?" by a bare yes beside
     the passage's own frequency. Comparing the two is left to a person."""
-    asked = _SENTENCE_BREAK.split(part.label.strip())[-1]  # "New start for migraine. Is the approval ...?"
-    if not YES_NO.match(asked) or asks_open(part.label) or reading.value is None:
+    if not asks_yes_or_no(part.label) or asks_open(part.label) or reading.value is None:
         return False
     if reading.value not in ("yes", "no"):
         return True
@@ -360,7 +262,7 @@ def _asks_more_than_whether(part: QuestionPart, reading: Reading) -> bool:
 def _ranked(index: RetrievalIndex, part: QuestionPart, readings: list[Settled], precedence: Precedence) -> PartAnswer:
     """Policy passages before FAQs (by score within each); a FAQ that disagrees with the answer is a conflict."""
     def document(s: Settled) -> str:
-        return str(_row(index, s.hit).document_id)
+        return str(row_of(index, s.hit).document_id)
 
     ordered = sorted(readings, key=lambda s: (precedence.is_faq(document(s)), -s.hit.score, s.hit.clause_id))
     answer = PartAnswer(part, [], None)
@@ -383,11 +285,11 @@ def _apply_riders(
     """A rider in scope that overrides the answering document and states a value of the same kind
     for this part replaces the document's passage; the passage is reported as overridden."""
     lead = answer.settled_by[0]
-    document = str(_row(index, lead.hit).document_id)
+    document = str(row_of(index, lead.hit).document_id)
     if lead.reading.stated is not None and precedence.kinds.get(document) == "rider":
         # the rider answers already: the passages of the documents it overrides that state the same kind step aside
         amended = {d for d, riders in precedence.riders_over.items() if document in riders}
-        replaced = [s for s in answer.settled_by[1:] if str(_row(index, s.hit).document_id) in amended
+        replaced = [s for s in answer.settled_by[1:] if str(row_of(index, s.hit).document_id) in amended
                     and s.reading.stated is not None and s.reading.stated.kind == lead.reading.stated.kind]
         answer.overridden.extend((s.hit, lead.hit.clause_id) for s in replaced)
         answer.settled_by = [s for s in answer.settled_by if s not in replaced]
@@ -404,20 +306,20 @@ def _apply_riders(
     hits = retrieve(index, part, rider_mask, k)
     about = _about(index, part, hits)
     for hit in hits:
-        reading = read_passage(_row(index, hit).text, asking)
+        reading = read_passage(row_of(index, hit).text, asking)
         if about[hit.clause_id] < SUBJECT_SHARE:
             kind = lead.reading.stated.kind
             if about[hit.clause_id] > 0 and hit.score >= threshold \
-                    and any(v.kind == kind for v in stated_values(_row(index, hit).text)):
+                    and any(v.kind == kind for v in stated_values(row_of(index, hit).text)):
                 # the rider amends this document with a value of the same kind, on words the reader
                 # cannot tie to the part: which value stands is for a person to say
                 answer.settled_by = []
                 answer.unsettled_because = (f"a rider on the plan amends {document} with a value of the same kind "
-                                            f"{cite(_row(index, hit))}; whether it changes this value is not settled")
+                                            f"{cite(row_of(index, hit))}; whether it changes this value is not settled")
                 return
             continue
         if reading.settles == "stated" and reading.stated is not None and reading.stated.kind == lead.reading.stated.kind:
-            replaced = [s for s in answer.settled_by if str(_row(index, s.hit).document_id) == document]
+            replaced = [s for s in answer.settled_by if str(row_of(index, s.hit).document_id) == document]
             answer.overridden.extend((s.hit, hit.clause_id) for s in replaced)
             rest = [s for s in answer.settled_by if s not in replaced and s.hit.clause_id != hit.clause_id]
             answer.settled_by = [Settled(hit, reading), *rest]

@@ -31,7 +31,8 @@ from clauseguard.responses import (
 )
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, best_ineligible, retrieve, split_question
 from clauseguard.retrieval.eligible import eligible_mask
-from clauseguard.search.parts import PRECEDENCE, PartAnswer, Precedence, Settled, answer_part, cite
+from clauseguard.search.answers import PRECEDENCE, PartAnswer, Precedence, Settled, cite
+from clauseguard.search.parts import answer_part
 from clauseguard.search.target import GoverningCodes, Scope, resolve_target
 from clauseguard.versions import Eligibility
 
