@@ -69,6 +69,10 @@ documents:
               c. rest cures.
           - {id: R-TERMS.2025.A4, section: Supplies, article: "4 Catheters",
              text: "A catheter replaced more often than monthly is covered only when the record describes the reason, such as a blockage or accidental removal. A latex-free catheter is covered for a member with a latex allergy."}
+          - {id: R-TERMS.2025.A6, section: Supplies, article: "6 Injection pens",
+             text: "Injection pens for home therapy: one (1) pen every 8 weeks; two (2) pens every 8 weeks only after the specialist records a loss of response to the standard dose."}
+          - {id: R-TERMS.2025.A7, section: Dental, article: "7 Dental crowns",
+             text: "Dental crowns are payable only after a waiting period of nine (9) months from the start of cover."}
           - {id: R-TERMS.2025.A5, section: Supplies, article: "5 Glucose sensors",
              text: "Glucose sensors are covered for a member who checks blood glucose at least four (4) times a day. The member's coinsurance for sensors is 20%."}
 """
@@ -198,3 +202,17 @@ def test_statements_before_a_closing_question_are_its_context_not_parts() -> Non
     assert [p.label for p in parts] == ["Physiotherapy sessions given by her brother. Reimbursed"]
     # a question of its own before another keeps its part
     assert len(split_question("Is an implant covered and what is the waiting period?")) == 2
+
+
+def test_a_value_held_only_in_a_case_answers_only_the_part_that_states_the_case(engine: Engine) -> None:
+    # each part is read against its own words: the case one part states is not the other part's
+    r = _ask(engine, "Injection pens for home therapy: pens every 8 weeks at the standard dose, "
+                     "pens every 8 weeks after a recorded loss of response")
+    values = {p["part"]: (p.get("value") or {}).get("value") for p in r["parts"]}
+    assert values == {"pens every 8 weeks at the standard dose": "1 pen",
+                      "pens every 8 weeks after a recorded loss of response": "2 pens"}, r["parts"]
+
+
+def test_a_value_inside_its_own_only_phrase_is_the_answer_not_a_restriction(engine: Engine) -> None:
+    r = _ask(engine, "How long is the waiting period for dental crowns?")
+    assert _released(r) == ["9 months"], r["parts"]

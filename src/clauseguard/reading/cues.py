@@ -86,6 +86,11 @@ def grant_at(text: str) -> int | None:
 
 
 def restricts(text: str) -> bool:
+    return restriction_cue(text) is not None
+
+
+def restriction_cue(text: str) -> re.Match[str] | None:
+    """The first "only when / only after / solely if" of the text (the cue file's `restricts`), or None."""
     pattern = cues()["restricts"]
     assert isinstance(pattern, re.Pattern)
-    return bool(pattern.search(text))
+    return pattern.search(text)

@@ -14,6 +14,7 @@ condition named. It never paraphrases: every excerpt is verbatim.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Final
 
 from clauseguard import text as toolkit
@@ -38,6 +39,7 @@ from clauseguard.reading.stated import (
     number_of,
     paying_terms,
     phases,
+    restriction_cue,
     restricts,
     stated_values,
 )
@@ -253,7 +255,13 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         condition = v.condition if v.condition is not None and v.condition.kind != "procedural" else restriction
         if asks_age and condition is not None and condition.kind == "age" and v.condition is condition:
             condition = None  # "18 years of age or older" asked as the minimum age: its own bound is the answer
-        met = True if condition is None else condition_met(condition, asking.question)
+        if condition is None:
+            condition = _only_case(v)
+            met = True if condition is None else _states_case(condition, asking.question)
+            if condition is not None:
+                v = replace(v, condition=condition)  # the answer states the case it holds in
+        else:
+            met = condition_met(condition, asking.question)
         if met is False:
             continue
         if met is None:
@@ -292,6 +300,33 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         # two values of the kind asked fit the part equally well: say both, decide neither
         return Reading("ambiguous", best.piece, best.value, best, best.condition or restriction, rival=rival.value)
     return Reading("stated", best.piece, best.value, best, best.condition or restriction)
+
+
+def _only_case(v: Stated) -> Condition | None:
+    """The case a value's own stretch restricts it to, when no condition pattern reads it: "three (3)
+    vials every 12 weeks only after the prescriber documents an inadequate response" holds only then.
+    A phrase that states the value itself ("payable only after a waiting period of twelve (12)
+    months") restricts nothing: it is the answer."""
+    m = restriction_cue(v.context)  # "only after", "only when", "solely if" (data/search/cues.yaml)
+    if m is None:
+        return None
+    phrase = re.split(r"[,;]|\bwho\b|\bwhich\b", v.context[m.end():], maxsplit=1)[0].strip(" .")
+    if not phrase or any(number_of(w) == v.number for w in toolkit.words(phrase)):
+        return None
+    return Condition("occasion", phrase, restrictive=True)
+
+
+def _states_case(condition: Condition, question: str) -> bool | None:
+    """True when the question states at least half of the case's own words (numbers, units and the words
+    for the member or for paying left out); None when it states less, which leaves the value pending."""
+    drop = stems(" ".join(sorted(circumstance_words()))) | set(paying_terms())
+    case = {w for w in stems(condition.text) - drop if not any(c.isdigit() for c in w) and w not in _UNIT_WORDS}
+    if not case:
+        return None
+    return True if 2 * len(case & stems(question)) >= len(case) else None
+
+
+_UNIT_WORDS: Final = frozenset({"mg", "mcg", "ml", "g", "iu", "unit", "dose"})
 
 
 def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, int, Stated]], asking: Asking) -> Stated | None:

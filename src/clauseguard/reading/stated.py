@@ -26,11 +26,12 @@ from clauseguard.reading.cues import (
     negative,
     paying_terms,
     phases,
+    restriction_cue,
     restricts,
 )
 
 __all__ = ["Condition", "Stated", "age_in", "circumstance_words", "condition_of", "cues", "denies", "frames",
-           "grant_at", "grants", "negative", "number_of", "paying_terms", "phases", "restricts", "stated_values",
+           "grant_at", "grants", "negative", "number_of", "paying_terms", "phases", "restricts", "restriction_cue", "stated_values",
            "what_it_states"]
 
 ValueKind = Literal["amount", "rate", "duration", "count"]

@@ -159,7 +159,10 @@ def answer_over(
     answers: list[PartAnswer] = []
     below: list[Hit] = []
     for part in parts:
-        answer, under = answer_part(index, part, asked, mask, threshold, k, precedence)
+        # each part is read against its own words and the shared subject: a condition stated for one part
+        # ("... after a documented inadequate response") is not met for another ("... at the starting dose")
+        own = asked if len(parts) == 1 else part.text
+        answer, under = answer_part(index, part, own, mask, threshold, k, precedence)
         answers.append(answer)
         below += under
     answers = _moot_by_exclusion(answers)
