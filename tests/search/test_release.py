@@ -56,7 +56,7 @@ documents:
         effective_end: null
         clauses:
           - {id: R-TERMS.2025.A1, section: Hearing, article: "1 Hearing",
-             text: "Hearing aids are reimbursed up to a maximum of EUR 700 per ear. Replacement batteries are reimbursed up to EUR 40 a year."}
+             text: "Hearing aids are reimbursed up to a maximum of EUR 700 per ear. Replacement batteries are reimbursed up to EUR 40 a year. A new hearing aid is reimbursed at the earliest four (4) years after the previous one."}
           - {id: R-TERMS.2025.A2, section: Therapy, article: "2 Physiotherapy",
              text: "Sessions with a licensed physiotherapist are reimbursed at 80% of the agreed tariff."}
           - id: R-TERMS.2025.A3
@@ -216,3 +216,9 @@ def test_a_value_held_only_in_a_case_answers_only_the_part_that_states_the_case(
 def test_a_value_inside_its_own_only_phrase_is_the_answer_not_a_restriction(engine: Engine) -> None:
     r = _ask(engine, "How long is the waiting period for dental crowns?")
     assert _released(r) == ["9 months"], r["parts"]
+
+
+def test_new_describes_the_member_and_never_makes_a_passage_about_the_subject(engine: Engine) -> None:
+    # "a new employee" shares only "new" with "a new hearing aid": the physiotherapy question is not about it
+    r = _ask(engine, "How long must a new employee be insured before physiotherapy is reimbursed?")
+    assert "4 years" not in _released(r), r["parts"]
