@@ -6,7 +6,7 @@ holds it back (cited in the part's reason), or None; none of them ever picks an 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -17,6 +17,8 @@ from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex
 from clauseguard.retrieval.parts import bare_subject
 from clauseguard.retrieval.tokens import article_references, content_terms
 from clauseguard.search.answers import PartAnswer, Precedence, row_of
+
+NAMING_ROWS: Final = 25  # a question word named by more passages in scope than this is too common to name a case
 
 
 def refusing_elsewhere(
@@ -35,8 +37,12 @@ def refusing_elsewhere(
     asked = (stems(words) - stems(f"{row.article or ''} {row.section} {row.text}")) - drop
     seen: set[int] = set()
     for term in sorted(asked):
-        for at in index.lexical.rows_naming(term).tolist():
-            if at in seen or at == lead.hit.clause_index or not mask[at]:
+        naming = index.lexical.rows_naming(term)
+        naming = naming[mask[naming]]
+        if len(naming) > NAMING_ROWS:
+            continue  # a word of many passages in scope ("treatment", "given") names no case of its own
+        for at in naming.tolist():
+            if at in seen or at == lead.hit.clause_index:
                 continue
             seen.add(at)
             other = index.clauses.rows[at]
