@@ -142,13 +142,16 @@ def test_a_window_or_a_validity_asks_for_a_span(label: str) -> None:
     "Treated by his own brother. Reimbursed",
     "The member is 15. Does the plan pay for hearing aids",
     "physiotherapy after a fall - is it payable",
+    "The member stopped the pump last week. Replacement sensors covered",
+    "Coverage of glucose sensors in the case of a member who checks four times a day for the past 3 months",
 ])
 def test_a_yes_or_no_question_may_drop_its_auxiliary(label: str) -> None:
     assert asks_yes_or_no(label)
     assert quantity_asked(label, None) is None
 
 
-@pytest.mark.parametrize("label", ["visits allowed per year", "How many sessions are covered", "what is paid for hearing aids"])
+@pytest.mark.parametrize("label", ["visits allowed per year", "How many sessions are covered", "what is paid for hearing aids",
+                                   "Number of visits covered", "Coverage of glucose sensors: maximum per month"])
 def test_an_open_question_or_a_noun_phrase_is_no_yes_or_no_question(label: str) -> None:
     assert not asks_yes_or_no(label)
 

@@ -92,6 +92,11 @@ _YES_NO: Final = re.compile(r"^\s*(?:is|are|does|do|can|will|would|may|could|sho
 _YES_NO_TAIL: Final = re.compile(
     r"(?:^|[\u2014\u2013;:,.)]|\s-)\s*(?:(?:is|are)\s+(?:it|this|that|they)\s+|and\s+|still\s+)?"
     r"(?:covered|reimbursed|reimbursable|paid|payable|approved|allowed|billable|eligible)\s*\??\s*$")
+# A last sentence that only names a service and its predicate ("Attended PSG covered?") or opens with
+# the cover itself ("Coverage of X in the case of ...?"), asking for no value: a yes-or-no question too.
+_PREDICATE_ONLY: Final = re.compile(
+    r"^(?!.*\b(?:how|what|which|when|number|amount|many|much|limit|maximum|minimum|rate|period)\b)"
+    r"(?:.*\b(?:covered|reimbursed|reimbursable|payable|billable)\s*\??\s*$|(?:coverage|cover|reimbursement)\s+(?:of|for)\b.*)")
 # An open question ("what is ...", "how long ...") asks for a value or a description, never a bare yes.
 # A preposition may lead it ("for how long", "until when", "up to what age"), and a sentence may come before
 # it ("The member has OSA. Until when is ... valid?"): the question is its last sentence.
@@ -107,7 +112,8 @@ def asks_yes_or_no(label: str) -> bool:
     """True for a yes-or-no question: its last sentence opens with an auxiliary ("Is X covered?", "The
     member is 15. Does the plan pay?"), or it ends by asking only the predicate ("X for Y - covered?")."""
     low = normalise(label).strip()
-    return bool(_YES_NO.match(_LAST_SENTENCE.split(low)[-1]) or _YES_NO_TAIL.search(low))
+    last = _LAST_SENTENCE.split(low)[-1]
+    return bool(_YES_NO.match(last) or _YES_NO_TAIL.search(low) or _PREDICATE_ONLY.match(last))
 
 
 def asks_whether(part: QuestionPart) -> bool:
