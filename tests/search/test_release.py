@@ -223,5 +223,5 @@ def test_a_value_inside_its_own_only_phrase_is_the_answer_not_a_restriction(engi
 
 def test_new_describes_the_member_and_never_makes_a_passage_about_the_subject(engine: Engine) -> None:
     # "a new employee" shares only "new" with "a new hearing aid": the physiotherapy question is not about it
-    r = _ask(engine, "How long must a new employee be insured before physiotherapy is reimbursed?")
+    r = _ask(engine, "Waiting period before physiotherapy is reimbursed for a new employee?")
     assert "4 years" not in _released(r), r["parts"]
