@@ -73,6 +73,8 @@ documents:
              text: "Injection pens for home therapy: one (1) pen every 8 weeks; two (2) pens every 8 weeks only after the specialist records a loss of response to the standard dose."}
           - {id: R-TERMS.2025.A7, section: Dental, article: "7 Dental crowns",
              text: "Dental crowns are payable only after a waiting period of nine (9) months from the start of cover."}
+          - {id: R-TERMS.2025.A8, section: Devices, article: "8 Home ventilation",
+             text: "The initial approval of a home ventilator is a trial of three (3) months. Approval after the trial is granted for twelve (12) months at a time when nightly use is recorded."}
           - {id: R-TERMS.2025.A5, section: Supplies, article: "5 Glucose sensors",
              text: "Glucose sensors are covered for a member who checks blood glucose at least four (4) times a day. The member's coinsurance for sensors is 20%."}
 """
@@ -225,3 +227,12 @@ def test_new_describes_the_member_and_never_makes_a_passage_about_the_subject(en
     # "a new employee" shares only "new" with "a new hearing aid": the physiotherapy question is not about it
     r = _ask(engine, "Waiting period before physiotherapy is reimbursed for a new employee?")
     assert "4 years" not in _released(r), r["parts"]
+
+
+def test_the_time_after_a_trial_is_the_continuation_phase(engine: Engine) -> None:
+    from clauseguard.reading.stated import phases
+
+    assert phases("home ventilator approval once the trial is passed") == {"continuation"}
+    assert phases("after the initial 12-week trial") >= {"continuation"}
+    r = _ask(engine, "Home ventilator approval period once the trial is passed")
+    assert "3 months" not in _released(r), r["parts"]
