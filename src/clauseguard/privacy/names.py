@@ -84,6 +84,9 @@ class _Reader(Signs):
 
     def cue_before(self, i: int) -> bool:
         before = self.word_before(i)
+        if before is not None and fold(before[0].text) in self.t.cues.relatives \
+                and "." in self.text[before[0].end:self.toks[i].start]:
+            return self.closing_before(i)  # "seen by her brother. Covered?": a full stop ends the relative's sentence
         return before is not None and self.is_cue(*before) or self.closing_before(i)
 
     def relative_before(self, i: int) -> bool:

@@ -107,3 +107,19 @@ def test_scrubbing_never_adds_what_detection_did_not_find(request: dict[str, str
             if key in kept else Redaction.of(value).text
         assert redacted[key] == expected
         assert privacy.scrub(redacted[key]) == redacted[key]  # scrubbing a redacted text is a fixed point
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("Physiotherapy given by her brother. Reimbursed?", "Reimbursed"),
+    ("Treated by his own father. Payable?", "Payable"),
+    ("Seen by the member's sister. Covered under the plan?", "Covered"),
+])
+def test_a_full_stop_after_a_relative_ends_its_sentence(text: str, kept: str) -> None:
+    # the capitalised word opening the next sentence is no name of the relative (a search part's label
+    # read "[NAME]" for the question's own predicate)
+    assert kept in redact(text)
+
+
+def test_a_name_right_after_a_relative_is_still_redacted() -> None:
+    assert "Maria" not in redact("his wife Maria called the plan")
+    assert "Ngozi" not in redact("Contact: her sister Ngozi Obi")
