@@ -236,3 +236,17 @@ def test_the_time_after_a_trial_is_the_continuation_phase(engine: Engine) -> Non
     assert phases("after the initial 12-week trial") >= {"continuation"}
     r = _ask(engine, "Home ventilator approval period once the trial is passed")
     assert "3 months" not in _released(r), r["parts"]
+
+
+def test_a_rider_that_empties_the_answer_leaves_the_part_to_a_person_without_crashing(tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # a rider amends the answering document with a value of the same kind on words the reader cannot tie
+    # to the part: the answer is emptied before the release checks run, which once read its first source
+    monkeypatch.setenv("CLAUSEGUARD_HOME", str(tmp_path))
+    engine = Engine(open_corpus("evals/search_values/group_terms/dev/corpus.yaml", None, None))
+    response = engine.search({"contract_id": "GC-70588",
+                              "question": "Psychotherapy by a clinical psychologist, in-person sessions; the claims came "
+                                          "without a referral from a GP or psychiatrist - payable?"}).model_dump(mode="json")
+    assert response["action"] == "escalate to handler"
+    assert response["parts"] and all(p["status"] == "unsettled" for p in response["parts"])
+    assert any("rider" in p["why"] for p in response["parts"])

@@ -188,7 +188,7 @@ def answer_part(
         return answer, below
     if answer.settled_by:
         _apply_riders(index, part, asking, mask, k, threshold, precedence, answer)
-        held = _held_back(index, part, hits, answer, mask, precedence)
+        held = _held_back(index, part, hits, answer, mask, precedence) if answer.settled_by else None
         if held is not None:
             answer.settled_by = []
             answer.unsettled_because = held
