@@ -6,7 +6,11 @@
     addresses.py   street addresses (pyap, on bounded windows)
     presidio_ids.py  presidio's validated id recognizers on a blank spaCy pipeline
     names.py       person names: cues, the name table, the vocabulary rule
+    name_terms.py  the signs that a capitalised run is a clinical term (eponyms, products), not a person
+    name_lowercase.py  names typed in lower case after a title or label ("pt john mwangi")
     name_tokens.py the tokens and scripts the name finder reads
+    rows.py        dates of birth without a label before them: demographics rows, after a name, restated
+    recurrences.py an identifier found once, redacted where its exact text recurs
     tables.py      the word tables (built once by build_tables.py, committed)
     scrub.py       a request's PHI values scrubbed from every string of a response, trace or log line
     seal.py        the original request sealed with AES-GCM for replay (never stored in clear)

@@ -26,11 +26,14 @@ def later_mentions(text: str, names: list[tuple[int, int]]) -> list[tuple[int, i
     for start, end in names:
         for m in TOKEN.finditer(text[start:end]):
             word = _stem(m.group())
-            if len(word) < 2 or not word[0].isalpha() or word.islower() or word.isupper() and len(word) <= 2:
+            if len(word) < 2 or not word[0].isalpha() or word.isupper() and len(word) <= 2:
                 continue
-            if fold(word) in t.cues.before or fold(word) in STOP_WORDS:
+            if fold(word) in t.cues.before or fold(word) in STOP_WORDS or fold(word) in t.cues.particles:
                 continue
-            words.update({word, word.upper(), word[0] + word[1:].lower()})
+            if word.islower() and len(word) < 3:
+                continue
+            # a name written in lower case ("pt john mwangi") recurs in lower case too ("mwangi ok w plan")
+            words.update({word, word.upper(), word[0].upper() + word[1:].lower()})
     if not words or len(words) > MAX_MENTIONED:
         return []
     pattern = re2.compile("|".join(re2.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))))

@@ -6,19 +6,21 @@ name table, when two of its words are names ("Faith Young"), or by the vocabular
 word that is neither ordinary English nor clinical vocabulary is a name in a run of several words or
 in a name position (a sentence's subject before a verb, a sign-off line). Clinical terms are kept:
 eponyms before or ending in a clinical head word ("Crohn's disease", "Wilms tumor", "Epworth
-Sleepiness Scale"), acronyms, and products in a therapy context ("started Xarelto"). A word of a name
-found once is a name wherever it recurs (name_mentions.py). It never reads the corpus and never
-looks at anything but the text given.
+Sleepiness Scale"), acronyms, and products in a therapy context ("started Xarelto") (name_terms.py).
+Names typed in lower case are read after a cue only (name_lowercase.py). A word of a name found once
+is a name wherever it recurs (name_mentions.py). It never reads the corpus and never looks at
+anything but the text given.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Final
 
+from clauseguard.privacy.name_lowercase import lowercase_names
 from clauseguard.privacy.name_signs import SENTENCE_END, Signs, before_honorifics
+from clauseguard.privacy.name_terms import Terms, _stem
 from clauseguard.privacy.name_tokens import DIGIT, Token, Tokens
 from clauseguard.privacy.tables import NAME_STRONG, NAME_WEAK, Tables, fold, tables
 from clauseguard.text import STOP_WORDS
@@ -45,11 +47,7 @@ def _acronym(word: str) -> bool:
 _MODALS: Final = frozenset({"may", "might", "can", "could", "will", "would", "should", "must", "did", "does"})
 
 
-def _stem(word: str) -> str:
-    return word.removesuffix("'s").removesuffix("’s")
-
-
-class _Reader(Signs):
+class _Reader(Signs, Terms):
     """One pass over one text's tokens."""
 
     def __init__(self, text: str, words: Tables) -> None:
@@ -154,75 +152,9 @@ class _Reader(Signs):
             yield start, j
             i = j
 
-    def heads_follow(self, end: int) -> bool:
-        """Lower-case clinical words follow the run up to a clinical head word ("Wilms tumor",
-        "Roux-en-Y gastric bypass", "Karnofsky performance status"), also after a second eponym
-        joined by "and" ("Hoehn and Yahr stage 3")."""
-        j, n = end, len(self.toks)
-        if j + 1 < n and self.toks[j].text in ("and", "&") and j + 1 in self.run_at \
-                and self._gap(j - 1, j) and self._gap(j, j + 1):
-            j = self.run_at[j + 1]
-        for k in range(j, min(j + 3, n)):
-            tok = self.toks[k]
-            if not (tok.is_word and tok.text.islower() and self._gap(k - 1, k)):
-                return False
-            if fold(tok.text) in self.t.cues.clinical_heads:
-                return True
-            if not self.t.is_clinical(tok.text):
-                return False
-        return False
-
     def _gap(self, a: int, b: int) -> bool:
         """Only spaces (no line break, no punctuation) between tokens a and b."""
         return a >= 0 and self.text[self.toks[a].end:self.toks[b].start] in (" ", "")
-
-    def clinical_after(self, offset: int) -> bool:
-        """A clinical head word follows the character offset ("Parkinson's disease", "Wilms tumor")."""
-        k = bisect_left(self.starts, offset)
-        while k < len(self.toks) and self.toks[k].text in ("'s", "’s", "'", "’"):
-            k += 1
-        return k < len(self.toks) and self.toks[k].is_word and self.toks[k].text.islower() and self.heads_follow(k)
-
-    def therapy_context(self, i: int, end: int) -> bool:
-        """A therapy word before or after the run ("started Xarelto", "Humira 40 mg", "Omnipod pods"),
-        or a generic name in brackets beside it ("Leqembi (lecanemab)", "lecanemab (Leqembi)")."""
-        before = self.toks[i - 1] if i > 0 else None
-        if before is not None and before.is_word and before.text.islower() and fold(before.text) in self.t.cues.therapy_before:
-            return True
-        after = self.toks[end:end + 3]
-        if after and (fold(after[0].text) in self.t.cues.therapy_after or after[0].text.isdigit()
-                      and len(after) > 1 and fold(after[1].text) in self.t.cues.therapy_after):
-            return True
-        if len(after) == 3 and after[0].text == "(" and after[2].text == ")" and after[1].text.islower() \
-                and self.t.is_clinical(after[1].text):
-            return True
-        return i >= 2 and before is not None and before.text == "(" and self.toks[i - 2].text.islower() \
-            and self.t.is_clinical(self.toks[i - 2].text)
-
-    def eponym(self, end: int, words: list[Token]) -> bool:
-        """A clinical term named after a person, not a person: one word (or a hyphenated pair, or a
-        possessive) before clinical head words, or a capitalised term ending in a head word
-        ("Epworth Sleepiness Scale", "Harvey-Bradshaw Index")."""
-        if len(words) >= 2 and fold(_stem(words[-1].text)) in self.t.cues.clinical_heads:
-            return True
-        words = [w for w in words if fold(w.text) not in STOP_WORDS] or words  # "The King-Devick test"
-        words = [w for w in words if not w.all_caps] or words  # "PET-CT Deauville score"
-        # one word, a possessive, or words no name table lists ("Phonak Audéo hearing aids")
-        short = len(words) == 1 or words[-1].text.endswith(("'s", "’s")) or all(
-            self.word_kind(w) is None for w in words)
-        return short and len(words) <= 3 and self.heads_follow(end)
-
-    def clinical_context(self, i: int, end: int, words: list[Token]) -> bool:
-        """The run is an eponym or another clinical term: an eponym before its head word, possessive of
-        a clinical word, or clinical words that are no names ("Crohn's disease", "Hodgkin lymphoma",
-        "Parkinson's", "Metformin", "Henoch-Schönlein")."""
-        if self.eponym(end, words):
-            return True
-        if all(self.t.is_clinical(_stem(w.text)) for w in words):
-            return words[-1].text.endswith(("'s", "’s")) or all(
-                k != NAME_STRONG for w in words for k in self.t.part_kinds(_stem(w.text))) and all(
-                self.t.name_kind(_stem(w.text)) is None for w in words)
-        return False
 
     def cue_after(self, end: int) -> bool:
         """A degree ("Jane Doe, MD"), or a relative ("Jane Doe is his wife", "Jane Doe (daughter)")."""
@@ -271,6 +203,8 @@ class _Reader(Signs):
         """After 'SURNAME,' in capitals, the given names hold a name or an unknown word of five letters
         or more: a person, not a list of acronyms ("COPD, CHF")."""
         after = [t for t in self.toks[end + 1:self.run_at[end + 1]] if t.is_word and not t.initial]
+        if after and self.clinical_context(end + 1, self.run_at[end + 1], after):
+            return False  # "stage IIA, Deauville score 2": a term follows, not a given name
         return any(self.word_kind(t) is not None or (len(t.text) >= 5 and not self.t.is_ordinary(t.text)
                                                      and not self.t.is_clinical(t.text)) for t in after)
 
@@ -379,8 +313,9 @@ class _Reader(Signs):
                 after = [t for t in self.toks[end + 1:nxt] if t.is_word]
                 names = [self.t.name_kind(_stem(t.text)) for t in after]
                 degree = all(fold(t.text) in self.t.cues.after_words for t in after)
-                if not degree and (self.toks[i].all_caps or any(k is not None for k in names)):
-                    stop = nxt
+                if not degree and (self.toks[i].all_caps or any(k is not None for k in names)) \
+                        and not self.clinical_context(end + 1, nxt, after):
+                    stop = nxt  # not into a term: "Anwar Siddiqui, Glasgow Coma Scale 14"
             last = self.toks[stop - 1]
             finish = last.end - (2 if last.text.endswith(("'s", "’s")) else 0)
             out.append((self.toks[self.abbreviated_given_name(self.particles_before(i))].start, finish))
@@ -390,4 +325,5 @@ class _Reader(Signs):
 def find_names(text: str) -> list[tuple[int, int]]:
     """Character spans of the person names in `text`, in order."""
     reader = _Reader(text, tables())
-    return sorted({*reader.regions(), *before_honorifics(reader.toks, reader.t)})
+    return sorted({*reader.regions(), *before_honorifics(reader.toks, reader.t),
+                   *lowercase_names(reader.toks, reader.t)})

@@ -19,6 +19,7 @@ from clauseguard.privacy.names import find_names
 from clauseguard.privacy.patterns import Region, find_identifiers, is_code
 from clauseguard.privacy.phones import find_phones
 from clauseguard.privacy.presidio_ids import find_presidio_ids
+from clauseguard.privacy.recurrences import recurrences
 from clauseguard.privacy.rows import dates_beside_dobs, row_dates_of_birth
 
 # When two detectors claim overlapping text the merged region keeps the first label in this order.
@@ -53,6 +54,7 @@ def detect(text: str) -> list[Region]:
     found += dates_beside_dobs(text, found)
     found += [(start, end, "NAME") for start, end in later_mentions(text, names)]
     found = [r for r in found if r[2] == "NAME" or not is_code(text, r[0], r[1])]
+    found += recurrences(text, found)
     rank = {label: i for i, label in enumerate(_LABEL_ORDER)}
     found.sort(key=lambda r: (r[0], -r[1], rank.get(r[2], len(rank))))
     merged: list[Region] = []

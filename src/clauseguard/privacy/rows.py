@@ -1,6 +1,7 @@
 """Dates of birth where no label stands right before the date: in tabular demographics rows
 ("HOFFMANN, KÄTHE    F    2000-09-09    MRN 1657004"), in the column under a birth-date heading, and
-right after a person's name ("Ada Obi (03/14/1962)", "OBI, ADA, 03/14/1962").
+right after a person's name ("Ada Obi (03/14/1962)", "OBI, ADA, 03/14/1962", "Ada Obi / F / 1962-03-14"),
+and other dates beside a date of birth found (the same date restated or corrected).
 
 A line is read as cells (split at tabs, runs of two spaces or more, bars, semicolons and commas). A
 date that fills a cell is a date of birth when the row describes a person: another cell is a sex or
@@ -37,11 +38,12 @@ def _date() -> Any:
 
 @cache
 def _date_after_name() -> Any:
-    # "Ada Obi, 62F, 03/14/1962", "Ada Obi 62F 03/14/1962": an age and sex, then the date
+    # "Ada Obi, 62F, 03/14/1962", "Ada Obi 62F 03/14/1962": an age and sex, then the date; the fields
+    # split by any usual separator (comma, bracket, dash, slash, bar, semicolon, bullet, middle dot)
     # "Ada Obi 62F 03/14/1962" needs the sex or the unit: a bare number before a space is the date's day
     marked = r"(?:[mf]|male|female|[0-9]{1,3}\s?(?:y|yo|y/o|yrs?|years?(?:\s+old)?)\s?[mf]?|[0-9]{1,3}\s?[mf])"
-    age_sex = r"(?:" + marked + r"\s*(?:[,/;)]|\s)\s*|[0-9]{1,3}\s*[,/;)]\s*)?"
-    return re2.compile(r"(?i)^\s*(?:,|\(|-)?\s*" + age_sex + r"(?:\(|,)?\s*(" + fragment("date") + r")\s*(?:\)|,|;|\s|$)")
+    age_sex = r"(?:" + marked + r"\s*(?:[,/;|•·)-]|\s)\s*|[0-9]{1,3}\s*[,/;|•·)]\s*)?"
+    return re2.compile(r"(?i)^\s*(?:[,(/;|•·-])?\s*" + age_sex + r"(?:\(|,)?\s*(" + fragment("date") + r")\s*(?:\)|,|;|\||•|·|\s|$)")
 
 
 def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -137,10 +139,29 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     return left + 1, min(rights) if rights else high
 
 
+def _line(text: str, start: int, end: int) -> tuple[int, int]:
+    """The line around [start, end), at most SENTENCE_REACH away on either side."""
+    low, high = max(0, start - SENTENCE_REACH), min(len(text), end + SENTENCE_REACH)
+    right = text.find("\n", end, high)
+    return max(low - 1, text.rfind("\n", low, start)) + 1, right if right >= 0 else high
+
+
+_YEAR: Final = re2.compile(r"(?:^|[^0-9])((?:19|20)[0-9]{2}|[0-9]{2})(?:[^0-9]|$)")
+
+
+def _year(date: str) -> str | None:
+    """The last two digits of a date's year: a four-digit year anywhere in it, else its last two digits
+    ("Jan 8th 1975", "1975-01-18", "1/18/75" -> "75"); None for a date with no number that can be one."""
+    numbers = [m.group(1) for m in _YEAR.finditer(date)]
+    full = [n for n in numbers if len(n) == 4]
+    return full[0][2:] if full else numbers[-1] if numbers else None
+
+
 def dates_beside_dobs(text: str, found: list[Region]) -> list[Region]:
     """Other dates in the sentence of a date of birth found, read as dates of birth unless an event word
-    stands right before them. Linear: one date scan of the text; each date of birth looks up the
-    dates of its (bounded) sentence by bisection."""
+    stands right before them; on its line beyond the sentence, a date of the same year is the date of
+    birth restated or corrected ("DOB as Jan 8th 1975; system shows January 18, 1975"). Linear: one
+    date scan of the text; each date of birth looks up the dates of its (bounded) line by bisection."""
     dobs = [(start, end) for start, end, label in found if label == "DOB"]
     if not dobs:
         return []
@@ -149,10 +170,13 @@ def dates_beside_dobs(text: str, found: list[Region]) -> list[Region]:
     chosen: set[int] = set()
     for start, end in dobs:
         a, b = _sentence(text, start, end)
-        k = bisect_left(starts, a)
-        while k < len(dates) and dates[k][0] < b:
+        line_a, line_b = _line(text, start, end)
+        year = _year(text[start:end])
+        k = bisect_left(starts, min(a, line_a))
+        while k < len(dates) and dates[k][0] < max(b, line_b):
             s, e = dates[k]
-            if not (s < end and e > start) and k not in chosen \
+            beside = a <= s < b or year is not None and _year(text[s:e]) == year
+            if beside and not (s < end and e > start) and k not in chosen \
                     and not _event_before().search(text[max(0, s - EVENT_LOOKBEHIND):s]):
                 chosen.add(k)
             k += 1
