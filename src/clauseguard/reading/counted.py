@@ -21,6 +21,7 @@ from clauseguard.reading.stated import Stated, number_of
 
 _ASKS_COUNT: Final = re.compile(r"\b(?:how\s+many|number\s+of)\s+(.+)", re.IGNORECASE)
 _OCCASIONS: Final = frozenset({"time", "times"})  # "how many times": a frequency, any count of occasions
+_TIME_UNITS: Final = frozenset({"day", "week", "month", "year", "hour"})  # stems of the units of time
 NEAR_WORDS: Final = 4  # words of a stated count's noun phrase read on each side of its counted noun
 
 
@@ -58,6 +59,15 @@ def counts_it(value: Stated, thing: str) -> bool:
     _, alike, _ = _data()
     wanted = {thing}.union(*(c for c in alike if thing in c))
     return bool(wanted & _phrase_stems(value))
+
+
+def counts_time(value: Stated, thing: str | None) -> bool:
+    """True for a count of days, weeks or months ("15 headache days a month", "treatment days per cycle")
+    asked of a part that does not count them by name: such a count says how often a condition occurs or
+    how long a course runs, and answers "how many per month" (of doses, visits) no better than a figure
+    of another thing."""
+    unit = toolkit.stem(value.unit.casefold()) if value.unit else ""
+    return unit in _TIME_UNITS and thing != unit
 
 
 def _phrase_stems(value: Stated) -> set[str]:

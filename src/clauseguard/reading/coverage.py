@@ -13,6 +13,7 @@ from clauseguard.reading.stated import (
     circumstance_words,
     condition_of,
     cues,
+    denial_at,
     denies,
     grant_at,
     negative,
@@ -161,3 +162,15 @@ def _unmet_restriction(piece: str, asking: Asking) -> Condition | None:
     return Condition("occasion", piece[m.start():piece.index(phrase, m.end()) + len(phrase)], restrictive=True)
 
 
+
+
+def refuses_a_case(piece: str, asking: Asking) -> bool:
+    """True when a refusing sentence (or list item) refuses a case of the subject, not the subject: more of
+    the words before its refusal are words the question does not use than words it does ("Cancellation for
+    professional reasons is not covered", asked the limit for a cancellation through illness; "a second
+    product while another approval is active", asked the first approval's period). Such a refusal is no
+    answer to the amounts of the case asked; one that names the subject alone ("X is not covered") is."""
+    cut = denial_at(piece)
+    said = stems(piece[:cut]) - stems(" ".join(sorted(circumstance_words()))) - set(paying_terms())
+    asked = stems(f"{asking.question} {asking.words}")
+    return len(said - asked) > len(said & asked)

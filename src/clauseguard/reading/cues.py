@@ -79,6 +79,14 @@ def phases(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def denial_at(text: str) -> int | None:
+    """Where the sentence first refuses (a denial cue or a negative word), or None when it refuses nothing."""
+    pattern = cues()["negators"]
+    assert isinstance(pattern, re.Pattern)
+    found = [m.start() for p in [*_patterns("denies"), pattern] if (m := p.search(text))]
+    return min(found) if found else None
+
+
 def grant_at(text: str) -> int | None:
     """Where the first grant cue of the sentence starts, or None when it grants nothing."""
     found = [m.start() for p in _patterns("grants") if (m := p.search(text))]

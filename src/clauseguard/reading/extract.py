@@ -18,8 +18,8 @@ from dataclasses import replace
 from typing import Final
 
 from clauseguard import text as toolkit
-from clauseguard.reading.counted import counted_thing, counts_it
-from clauseguard.reading.coverage import coverage, list_head, opposite_as_fitting
+from clauseguard.reading.counted import counted_thing, counts_it, counts_time
+from clauseguard.reading.coverage import coverage, list_head, opposite_as_fitting, refuses_a_case
 from clauseguard.reading.passage import (
     DAYS,
     Asking,
@@ -274,8 +274,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
         if v.kind == "count" and not _counts_fit(v, asking):
             continue
-        if v.kind == "count" and thing is not None and not counts_it(v, thing):
-            continue  # "how many injections": "100 billing units" counts something else
+        if v.kind == "count" and (thing is not None and not counts_it(v, thing) or counts_time(v, thing)):
+            continue  # "how many injections": "100 billing units" counts something else, "15 headache days a month" days
         if wanted_phase and (said := phases(v.piece)) and not said & wanted_phase:
             continue  # "continuation approval" is never answered by the initial approval's period
         named = int(bool(own & stems(v.piece)))
@@ -388,7 +388,8 @@ def read_passage(text: str, asking: Asking) -> Reading:
         return max(candidates, key=lambda s: (overlap(s, asking.terms), -pieces.index(s)))
 
     excluding = [s for s in pieces if excludes(s)]
-    if excluding and opposite_as_fitting(pieces, pieces.index(best(excluding)), "no", asking) is None:
+    if excluding and opposite_as_fitting(pieces, pieces.index(best(excluding)), "no", asking) is None \
+            and not refuses_a_case(best(excluding), asking):
         # an exclusion answers the amounts only when no sentence grants the part's subject as plainly:
         # "X is reimbursed ...; Y is not" excludes Y, and says nothing of X's amount
         return Reading("excluded", best(excluding), "no")
@@ -396,7 +397,7 @@ def read_passage(text: str, asking: Asking) -> Reading:
     top = pieces.index(best(pieces))
     head = list_head(pieces, top)
     if (denies(pieces[top]) or (head is not None and denies(pieces[head]))) and \
-            opposite_as_fitting(pieces, top, "no", asking) is None:
+            opposite_as_fitting(pieces, top, "no", asking) is None and not refuses_a_case(pieces[top], asking):
         return Reading("excluded", pieces[top], "no")
     deferring = [s for s in pieces if defers_quantity(s)]
     if deferring:

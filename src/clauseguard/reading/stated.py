@@ -19,6 +19,7 @@ from clauseguard.reading.cues import (
     _patterns,
     circumstance_words,
     cues,
+    denial_at,
     denies,
     frames,
     grant_at,
@@ -30,7 +31,7 @@ from clauseguard.reading.cues import (
     restricts,
 )
 
-__all__ = ["Condition", "Stated", "age_in", "circumstance_words", "condition_of", "cues", "denies", "frames",
+__all__ = ["Condition", "Stated", "age_in", "circumstance_words", "condition_of", "cues", "denial_at", "denies", "frames",
            "grant_at", "grants", "negative", "number_of", "paying_terms", "phases", "restricts", "restriction_cue", "stated_values",
            "what_it_states"]
 

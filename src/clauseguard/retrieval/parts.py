@@ -101,6 +101,20 @@ _PREDICATE_ONLY: Final = re.compile(
 # A preposition may lead it ("for how long", "until when", "up to what age"), and a sentence may come before
 # it ("The member has OSA. Until when is ... valid?"): the question is its last sentence.
 _OPEN: Final = re.compile(r"^\s*(?:and\s+)?(?:(?:for|until|till|by|from|at|after|within|up\s+to)\s+)?(?:what|which|how|when)\b")
+# An open question may also ask in place, after the case it tells: "Standard written order - good for how many
+# months?", "renewal approved today - valid until when?", "kits approved after two UTIs - approved through what
+# point?", "inadequate below how many hours of data?", "trips covered up to?" (cms_lcd, drug_policy, medical_policy
+# and group_terms questions by three authors): a question word after a preposition, "how" with what it
+# measures, or a preposition left hanging at the end, where the value would stand.
+_OPEN_IN_PLACE: Final = re.compile(
+    r"\bhow\s+(?:long|many|much|often|soon|far|frequently)\b|"
+    r"\b(?:for|until|till|through|within|after|before|below|above|under|over|at|by|from|up\s+to)\s+(?:what|which|when)\b|"
+    r"\b(?:until|till|through|up\s+to)\s*\??\s*$")
+# A part that opens with an auxiliary or with the predicate asks whether, whatever clause follows ("Is X covered
+# when infused at home?", "covered together with an indwelling catheter", "excluded for children?").
+_WHETHER_FIRST: Final = re.compile(
+    r"^\s*(?:(?:is|are|does|do|can|will|would|may|could|should|has|have)\b|"
+    r"(?:covered|reimbursed|reimbursable|paid|payable|billable|excluded|allowed|eligible)\b)")
 _LAST_SENTENCE: Final = re.compile(r"[.?!]\s+")
 # "What is the reimbursement for X?", "What does the insurer pay towards X?": what is paid, a quantity.
 _WHAT_IS_PAID: Final = re.compile(r"\b(?:reimburs\w*|pays?|paid|payable|refund\w*)\b")
@@ -120,12 +134,26 @@ def asks_whether(part: QuestionPart) -> bool:
     """True for a part that asks whether something is covered: a yes-or-no question, or a part whose
     own words ask about cover or an exclusion ("coverage", "excluded?"). Only such a part is answered
     by a bare yes or no; "initial approval period" asks for a value even when no value cue is known."""
-    return part.aspect in (COVERAGE, EXCLUSION) or asks_yes_or_no(part.label)
+    if asks_yes_or_no(part.label) or _WHETHER_FIRST.match(_LAST_SENTENCE.split(normalise(part.label).strip())[-1]):
+        return True
+    return part.aspect in (COVERAGE, EXCLUSION) and not names_more(part)
+
+
+def names_more(part: QuestionPart) -> bool:
+    """True when a part names something of its own beyond the aspect and the shared subject: "coverage term
+    once the beneficiary qualifies", "out-of-network coverage level", "channels required for a covered test"
+    ask for a term, a level, a number, which a bare yes or no does not give; "coverage" does not."""
+    from clauseguard.reading.stated import circumstance_words
+
+    shared = set(subject_words(part.subject).split()) | circumstance_words()
+    return any(w not in shared and not w.isdigit() for w in subject_words(part.label).split())
 
 
 def asks_open(label: str) -> bool:
-    """True for a part written as an open question (what / which / how / when): a yes is no answer to it."""
-    return bool(_OPEN.match(_LAST_SENTENCE.split(normalise(label).strip())[-1]))
+    """True for a part written as an open question (what / which / how / when, at its start or in place):
+    a yes is no answer to it."""
+    last = _LAST_SENTENCE.split(normalise(label).strip())[-1]
+    return bool(_OPEN.match(last) or _OPEN_IN_PLACE.search(last))
 
 
 def aspect_of(text: str) -> str | None:

@@ -213,14 +213,19 @@ def answer_part(
     if checking is not None:
         row = row_of(index, checking.hit)
         value = checking.reading.value
-        stated = value if value not in ("yes", "no") else ", ".join(v.value for v in _figures(row.text))
-        answer.unsettled_because = (f"the question asks yes or no about a figure and the passage states {stated}: "
-                                    f"whether that meets the question is for a person {cite(row)}")
+        asked = {v.kind for v in _figures(part.label)}
+        stated = value if value not in ("yes", "no") else ", ".join(v.value for v in _figures(row.text) if v.kind in asked)
+        answer.unsettled_because = (
+            f"the question asks yes or no about a figure and the passage states {stated}: whether that meets the "
+            f"question is for a person {cite(row)}" if stated else
+            f"the question asks yes or no about a figure ({', '.join(v.value for v in _figures(part.label))}) and the "
+            f"passage grants it without weighing one: whether a limit stated elsewhere applies is for a person {cite(row)}")
         return answer, below
     if deferred_yes is not None:
-        said = "covered" if deferred_yes.reading.value == "yes" else "not covered"
-        answer.unsettled_because = (f"the passage says whether it is {said} but states no value for what the "
-                                    f"question asks {cite(row_of(index, deferred_yes.hit))}")
+        said = {"yes": "says it is covered", "no": "says it is not covered"}.get(str(deferred_yes.reading.value),
+                                                                                 "speaks of it")
+        answer.unsettled_because = (f"the passage {said} but states no value for what the question asks "
+                                    f"{cite(row_of(index, deferred_yes.hit))}")
         return answer, below
     deferred = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
     if deferred:
@@ -244,10 +249,10 @@ def _checks_a_figure(part: QuestionPart, reading: Reading, passage: str) -> bool
         return False
     if reading.value not in ("yes", "no"):
         return True
-    # a "no" the passage says outright stands; a "yes" beside the passage's own figures of that kind may
-    # be a yes for another figure
-    kinds = {v.kind for v in _figures(part.label)}
-    return reading.value == "yes" and bool(kinds) and any(v.kind in kinds for v in _figures(passage))
+    # a "no" the passage says outright stands; a "yes" beside the passage's own figures of that kind may be
+    # a yes for another figure, and a "yes" that weighs no figure of that kind may be bounded by a limit the
+    # passage does not state ("a second study within 12 months - covered?" against a grant of the study)
+    return reading.value == "yes" and bool(_figures(part.label))
 
 
 def _asks_more_than_whether(part: QuestionPart, reading: Reading) -> bool:

@@ -13,7 +13,6 @@ from typing import Any, Final
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.store import CorpusStore
-from clauseguard.reading.extract import excludes
 from clauseguard.requests import RetrievalEvalRequest, SearchRequest
 from clauseguard.responses import (
     ExcludedPassage,
@@ -31,6 +30,7 @@ from clauseguard.responses import (
 )
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, best_ineligible, retrieve, split_question
 from clauseguard.retrieval.eligible import eligible_mask
+from clauseguard.retrieval.parts import names_more
 from clauseguard.search.answers import PRECEDENCE, PartAnswer, Precedence, Settled, cite
 from clauseguard.search.parts import answer_part
 from clauseguard.search.target import GoverningCodes, Scope, resolve_target
@@ -68,11 +68,13 @@ def _where(row: Any, score: float) -> dict[str, Any]:
 
 def _moot_by_exclusion(answers: list[PartAnswer]) -> list[PartAnswer]:
     """When a passage settles that the benefit is excluded, the parts asking for its amounts are
-    answered by that exclusion, not left unsettled."""
+    answered by that exclusion, not left unsettled. Only a no about the benefit itself does: a part that
+    names a case of its own ("covered together with an indwelling catheter") is refused for that case,
+    and a reading that says neither yes nor no settles nothing for the amounts, whatever its excerpt holds."""
     found = [s for a in answers for s in a.settled_by if s.reading.settles == "excluded"]
     found += [
-        s for a in answers if not a.part.asks_quantity for s in a.settled_by
-        if s.reading.settles == "answers" and (excludes(s.reading.excerpt) or s.reading.value == "no")
+        s for a in answers if not a.part.asks_quantity and not names_more(a.part) for s in a.settled_by
+        if s.reading.settles == "answers" and s.reading.value == "no"
         and (s.reading.condition is None or s.reading.condition.kind == "procedural")
     ]
     if not found:
