@@ -105,11 +105,12 @@ _OPEN: Final = re.compile(r"^\s*(?:and\s+)?(?:(?:for|until|till|by|from|at|after
 # months?", "renewal approved today - valid until when?", "kits approved after two UTIs - approved through what
 # point?", "inadequate below how many hours of data?", "trips covered up to?" (cms_lcd, drug_policy, medical_policy
 # and group_terms questions by three authors): a question word after a preposition, "how" with what it
-# measures, or a preposition left hanging at the end, where the value would stand.
+# measures, or a preposition or "when" left hanging at the end, where the value would stand ("replacement due
+# when?": cms_lcd, medical_policy and group_terms questions).
 _OPEN_IN_PLACE: Final = re.compile(
     r"\bhow\s+(?:long|many|much|often|soon|far|frequently)\b|"
     r"\b(?:for|until|till|through|within|after|before|below|above|under|over|at|by|from|up\s+to)\s+(?:what|which|when)\b|"
-    r"\b(?:until|till|through|up\s+to)\s*\??\s*$")
+    r"\b(?:until|till|through|up\s+to|when)\s*\??\s*$")
 # A part that opens with an auxiliary or with the predicate asks whether, whatever clause follows ("Is X covered
 # when infused at home?", "covered together with an indwelling catheter", "excluded for children?").
 _WHETHER_FIRST: Final = re.compile(
