@@ -14,6 +14,7 @@
     tables.py      the word tables (built once by build_tables.py, committed)
     scrub.py       a request's PHI values scrubbed from every string of a response, trace or log line
     seal.py        the original request sealed with AES-GCM for replay (never stored in clear)
+    leak_categories.py  a corpus run's leaks as structural categories only (how a blind holdout is looked at)
 
 Nothing here downloads, and nothing here keeps a PHI value anywhere but in memory.
 """

@@ -60,6 +60,24 @@ REDACTED = [
     # group numbers with a short or bare label
     ("group numbers", "Card shows RxGrp HX4471 and BIN 004336.", "HX4471"),
     ("group numbers", "Caller read back the group 71205 twice.", "71205"),
+    # a reference in groups of capitals and digits joined by slashes or dashes, one group letters only, with no label
+    # the patterns know: YEAR/OFFICE/SERIAL, PREFIX/GROUP/SERIAL/CHECK
+    ("grouped reference", "Appeal file 2022/HR/118204 was reopened after the audit.", "2022/HR/118204"),
+    ("grouped reference", "Ticket #2024/OPD/45817 logged for the wheelchair repair.", "2024/OPD/45817"),
+    ("grouped reference", "Quote 19/MRD/004417/B when calling the enrolment line.", "19/MRD/004417/B"),
+    # an e-mail address read aloud in another language: its words for "@" and "."
+    ("spoken e-mail, other languages", "Correo del hijo: pablo punto reyes arroba hotmail punto es, llamar antes.",
+     "pablo punto reyes arroba hotmail punto es"),
+    ("spoken e-mail, other languages", "Écrire à claire arobase orange point fr pour le rendez-vous.",
+     "claire arobase orange point fr"),
+    ("spoken e-mail, other languages", "Scrivere a marco chiocciola libero punto it entro venerdì.",
+     "marco chiocciola libero punto it"),
+    ("spoken e-mail, other languages", "Befund bitte an lena at web punkt de schicken.", "lena at web punkt de"),
+    ("spoken e-mail, other languages", "Kızının adresi ayse et gmail nokta com, sonuçlar oraya.", "ayse et gmail nokta com"),
+    ("spoken e-mail, other languages", "Kirim hasil ke budi at yahoo titik co titik id ya.", "budi at yahoo titik co titik id"),
+    # an address dictated with "period" for the dot
+    ("dictated e-mail", "Dictated: copy to rosa period lindqvist at harbourview period org, thanks.",
+     "rosa period lindqvist at harbourview period org"),
 ]
 
 # (rule, text, the clinical term that must stay)
@@ -71,6 +89,16 @@ KEPT = [
     ("same year restated", "DOB 04/09/1961; MRI on 12/01/2024 showed a tear.", "12/01/2024"),
     ("vehicle plate", "Drove the car 2 days ago; came by car AT 12 noon", "AT 12 noon"),
     ("group numbers", "The 65-74 age group 65 to 74 had fewer falls.", "65 to 74"),
+    ("grouped reference", "Sample drawn 2024-03-15T10:30:00, HbA1c 7.9%.", "2024-03-15T10:30:00"),
+    ("grouped reference", "Billed 97110-GP-59 x4; BRCA1/BRCA2/PALB2 panel negative; NDC 0169-4132-12.",
+     "97110-GP-59 x4; BRCA1/BRCA2/PALB2 panel negative; NDC 0169-4132-12"),
+    ("grouped reference", "Admitted 14-MAR-2024 with a T12-L1-L2 fusion planned.", "14-MAR-2024 with a T12-L1-L2 fusion"),
+    ("spoken e-mail, other languages", "Pain at this point in time is 3/10; reviewed at home point of care.",
+     "at this point in time is 3/10; reviewed at home point of care"),
+    ("spoken e-mail, other languages", "Seen at clinic punto de atención primaria.", "at clinic punto de"),
+    ("dictated e-mail", "Pain at this period in time is 3/10; at that period of life she was stable.",
+     "at this period in time is 3/10; at that period of life"),
+    ("dictated e-mail", "She fell at the piste de ski, per her son.", "at the piste de ski"),
     ("comma into a term", "Bed 7, Halvard Skarsgaard, Glasgow Coma Scale 13, post-fall.", "Glasgow Coma Scale"),
     ("comma into a term", "Attendees: Ruiz, Okafor. Case 2: stage IIA, Deauville score 2 after two cycles.",
      "Deauville score"),
