@@ -43,6 +43,10 @@ documents:
              text: "Incontinence pads are covered for a member with documented incontinence. Pads used at the same time as an indwelling catheter in the bladder are not covered."}
           - {id: W-TERMS.2025.A7, section: Hearing, article: "7 Hearing aid batteries",
              text: "Hearing aid batteries are covered."}
+          - {id: W-TERMS.2025.A8, section: Dental, article: "8 Braces",
+             text: "Braces are reimbursed at 80% provided the dentist's plan is approved before treatment. Braces are reimbursed up to a total of EUR 1,800 per child. Braces started after the eighteenth birthday are reimbursed only where they are needed as the direct consequence of an accident, and then up to EUR 700 in total."}
+          - {id: W-TERMS.2025.A9, section: Therapy, article: "9 Speech therapy",
+             text: "Speech therapy is reimbursed up to EUR 400 a year per child."}
 """
 
 
@@ -127,3 +131,14 @@ def test_a_yes_to_a_question_stating_its_own_figure_goes_to_a_person(engine: Eng
 def test_a_count_of_days_is_no_answer_to_how_many_are_allowed(engine: Engine) -> None:
     r = _ask(engine, "Preventive migraine injections: how many per month?")
     assert "8 days" not in _released(r), r["parts"]
+
+
+def test_a_value_per_child_never_answers_for_a_member_whose_age_the_question_states_as_adult(engine: Engine) -> None:
+    r = _ask(engine, "What is the total braces limit for a member aged 40 who needs them after a skiing accident?")
+    assert "EUR 1,800" not in _released(r), r["parts"]
+
+
+def test_a_value_per_child_answers_a_question_stating_no_age_and_no_adult(engine: Engine) -> None:
+    assert _released(_ask(engine, "Speech therapy: yearly limit")) == ["EUR 400"]
+    assert _released(_ask(engine, "Speech therapy for a child aged 7: yearly limit")) == ["EUR 400"]
+    assert "EUR 400" not in _released(_ask(engine, "Speech therapy for an employee aged 52: yearly limit"))

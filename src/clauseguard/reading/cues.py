@@ -20,6 +20,8 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
         out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
     out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
     out["negators"] = re.compile(rf"\b(?:{raw['negators']})\b", re.IGNORECASE)
+    for key in ("member_minor", "member_adult"):
+        out[key] = re.compile(rf"\b(?:{raw[key]})\b", re.IGNORECASE)
     for phase, rx in raw["phases"].items():
         out[f"phase:{phase}"] = re.compile(rf"\b(?:{rx})\b", re.IGNORECASE)
     out["framing_sections"] = re.compile(rf"^\W*(?:\w+\s+\d+\.?\s*)?(?:{raw['framing_sections']})\b", re.IGNORECASE)
@@ -52,6 +54,17 @@ def circumstance_words() -> frozenset[str]:
     found = cues()["circumstances"]
     assert isinstance(found, frozenset)
     return found
+
+
+def member_ages(text: str) -> tuple[float | None, float | None] | None:
+    """The ages a text's member words imply ("per child": under 18; "for adults": 18 and over), or None when it
+    names neither kind, or both."""
+    minor, adult = cues()["member_minor"], cues()["member_adult"]
+    assert isinstance(minor, re.Pattern) and isinstance(adult, re.Pattern)
+    young, grown = bool(minor.search(text)), bool(adult.search(text))
+    if young == grown:
+        return None
+    return (None, 18.0 - 1e-9) if young else (18.0, None)
 
 
 def denies(text: str) -> bool:

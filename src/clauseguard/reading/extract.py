@@ -26,6 +26,7 @@ from clauseguard.reading.passage import (
     Reading,
     Settles,
     condition_met,
+    member_fits,
     overlap,
     sentences,
     stems,
@@ -262,8 +263,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
                 v = replace(v, condition=condition)  # the answer states the case it holds in
         else:
             met = condition_met(condition, asking.question)
-        if met is False:
-            continue
+        if met is False or not member_fits(v.context, asking.question):
+            continue  # its case is not the question's, or it is "per child" asked for a member aged 34
         if met is None:
             pending = pending or v
             continue

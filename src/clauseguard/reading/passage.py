@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from clauseguard import text as toolkit
+from clauseguard.reading.cues import member_ages
 from clauseguard.reading.stated import Condition, Stated, age_in, circumstance_words
 
 Settles = Literal["stated", "excluded", "deferred", "no_quantity", "answers", "conditional", "ambiguous"]
@@ -73,3 +74,13 @@ def condition_met(condition: Condition, question: str) -> bool | None:
     return True if occasion & stems(question) else None
 
 
+
+
+def member_fits(text: str, question: str) -> bool:
+    """False when the text speaks of a kind of member ("EUR 2,000 per child", "for adults") and the question
+    states an age outside it ("an employee aged 34"); True otherwise, a question stating no age included."""
+    ages, age = member_ages(text), age_in(question)
+    if ages is None or age is None:
+        return True
+    low, high = ages
+    return (low is None or age >= low) and (high is None or age <= high)
