@@ -14,6 +14,7 @@ from clauseguard.corpus.sources import open_corpus
 from clauseguard.engine import Engine
 from clauseguard.reading.extract import quantity_asked
 from clauseguard.retrieval.parts import asks_open, asks_yes_or_no
+from tests.search.asking import ask, engine_over, released
 
 CORPUS = """
 format: clauseguard.corpus/v1
@@ -82,47 +83,37 @@ documents:
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    path: Path = tmp_path_factory.mktemp("release") / "corpus.yaml"
-    path.write_text(CORPUS, encoding="utf-8")
-    return Engine(open_corpus(str(path), None))
+    return engine_over(CORPUS, tmp_path_factory.mktemp("release"))
 
 
 def _ask(engine: Engine, question: str) -> dict[str, Any]:
-    return engine.search({"payer_id": "R", "plan_id": "R-STD", "effective_date": "2025-06-01", "question": question,
-                          "threshold": 0.3}).as_json()
-
-
-def _released(r: dict[str, Any]) -> list[str | None]:
-    """The values that went out without a handler (none when the answer is escalated)."""
-    if r["action"] != "none":
-        return []
-    return [(p.get("value") or {}).get("value") for p in r["parts"] if p["status"] == "answered"]
+    return ask(engine, "R", "R-STD", question)
 
 
 def test_a_look_alike_policy_whose_title_fits_the_question_worse_never_answers_it(engine: Engine) -> None:
     # the flare policy's quantity line scores best on the words of the question, but the question is about
     # prevention, which the other policy's title names: which policy governs is for a person (trap T3)
     r = _ask(engine, "How many colchicine tablets per 30 days for gout flare prevention?")
-    assert "6 tablets" not in _released(r), r["parts"]
+    assert "6 tablets" not in released(r), r["parts"]
     held = [p for p in r["parts"] if p["status"] == "unsettled"]
     assert not held or any("R-PREVENT" in str(p.get("why")) for p in held), r["parts"]
 
 
 def test_the_policy_the_question_names_still_answers(engine: Engine) -> None:
     r = _ask(engine, "How many colchicine tablets per 30 days for an acute gout flare?")
-    assert _released(r) == ["6 tablets"], r["parts"]
+    assert released(r) == ["6 tablets"], r["parts"]
 
 
 def test_a_value_is_told_apart_only_when_the_parts_words_around_it_include_the_rivals(engine: Engine) -> None:
     # "maximum" and "hearing aid" stand around EUR 700, "batteries" around EUR 40: neither holds all of the
     # part's words the other has, so the part is left to a person with both values named
     r = _ask(engine, "What is the maximum paid for hearing aid batteries?")
-    assert "EUR 700" not in _released(r), r["parts"]
+    assert "EUR 700" not in released(r), r["parts"]
 
 
-def test_a_value_the_part_marks_out_on_every_count_is_still_released(engine: Engine) -> None:
+def test_a_value_the_part_marks_out_on_every_count_is_stillreleased(engine: Engine) -> None:
     r = _ask(engine, "What is the maximum paid for hearing aids per ear?")
-    assert _released(r) == ["EUR 700"], r["parts"]
+    assert released(r) == ["EUR 700"], r["parts"]
 
 
 @pytest.mark.parametrize("label", [
@@ -160,7 +151,7 @@ def test_an_open_question_or_a_noun_phrase_is_no_yes_or_no_question(label: str) 
 
 def test_a_yes_or_no_question_about_a_limited_supply_is_never_answered_with_the_limit(engine: Engine) -> None:
     r = _ask(engine, "Colchicine 0.6 mg tablets for an acute gout flare \u2014 covered?")
-    assert all(v in ("yes", None) for v in _released(r)), r["parts"]
+    assert all(v in ("yes", None) for v in released(r)), r["parts"]
 
 
 @pytest.mark.parametrize(("label", "kind"), [
@@ -173,31 +164,31 @@ def test_a_copay_is_a_sum_and_a_counting_window_is_no_span_asked(label: str, kin
 
 def test_a_copay_is_never_answered_with_a_coinsurance_rate(engine: Engine) -> None:
     r = _ask(engine, "What is the member copay for glucose sensors?")
-    assert "20%" not in _released(r), r["parts"]
+    assert "20%" not in released(r), r["parts"]
 
 
 def test_a_grant_is_held_when_another_clause_refuses_a_case_the_question_names(engine: Engine) -> None:
     # the physiotherapy article grants sessions; the exclusions refuse treatment by a brother, which the question names
     r = _ask(engine, "Physiotherapy sessions given by the insured's own brother. Reimbursed?")
-    assert "yes" not in _released(r), r["parts"]
+    assert "yes" not in released(r), r["parts"]
     assert any("R-TERMS.2025.A3" in str(p.get("why")) for p in r["parts"]), r["parts"]
 
 
-def test_a_grant_no_refusal_names_is_still_released(engine: Engine) -> None:
+def test_a_grant_no_refusal_names_is_stillreleased(engine: Engine) -> None:
     r = _ask(engine, "Physiotherapy sessions with a licensed physiotherapist. Reimbursed?")
-    assert _released(r) == ["yes"], r["parts"]
+    assert released(r) == ["yes"], r["parts"]
 
 
 def test_a_yes_is_never_released_for_a_question_saying_what_the_member_lacks(engine: Engine) -> None:
     # the grant requires four tests a day; the question says there are none: read as words, the conditions match
     r = _ask(engine, "Glucose sensors for a member who does no blood glucose checks at all \u2014 covered?")
-    assert "yes" not in _released(r), r["parts"]
+    assert "yes" not in released(r), r["parts"]
 
 
 def test_a_restriction_speaks_only_for_its_own_sentence(engine: Engine) -> None:
     # "covered only when the record gives the reason" restricts replacements, not the latex-free catheter asked
     r = _ask(engine, "Documented latex allergy. Latex-free catheter \u2014 covered?")
-    assert "no" not in _released(r), r["parts"]
+    assert "no" not in released(r), r["parts"]
 
 
 def test_statements_before_a_closing_question_are_its_context_not_parts() -> None:
@@ -220,13 +211,13 @@ def test_a_value_held_only_in_a_case_answers_only_the_part_that_states_the_case(
 
 def test_a_value_inside_its_own_only_phrase_is_the_answer_not_a_restriction(engine: Engine) -> None:
     r = _ask(engine, "How long is the waiting period for dental crowns?")
-    assert _released(r) == ["9 months"], r["parts"]
+    assert released(r) == ["9 months"], r["parts"]
 
 
 def test_new_describes_the_member_and_never_makes_a_passage_about_the_subject(engine: Engine) -> None:
     # "a new employee" shares only "new" with "a new hearing aid": the physiotherapy question is not about it
     r = _ask(engine, "Waiting period before physiotherapy is reimbursed for a new employee?")
-    assert "4 years" not in _released(r), r["parts"]
+    assert "4 years" not in released(r), r["parts"]
 
 
 def test_the_time_after_a_trial_is_the_continuation_phase(engine: Engine) -> None:
@@ -235,7 +226,7 @@ def test_the_time_after_a_trial_is_the_continuation_phase(engine: Engine) -> Non
     assert phases("home ventilator approval once the trial is passed") == {"continuation"}
     assert phases("after the initial 12-week trial") >= {"continuation"}
     r = _ask(engine, "Home ventilator approval period once the trial is passed")
-    assert "3 months" not in _released(r), r["parts"]
+    assert "3 months" not in released(r), r["parts"]
 
 
 def test_a_rider_that_empties_the_answer_leaves_the_part_to_a_person_without_crashing(tmp_path: Path,

@@ -6,14 +6,13 @@ a person; a count of days is no count of the things asked. Every passage here is
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from clauseguard.corpus.sources import open_corpus
 from clauseguard.engine import Engine
 from clauseguard.retrieval.parts import asks_open, asks_whether, split_question
+from tests.search.asking import ask, engine_over, released
 
 CORPUS = """
 format: clauseguard.corpus/v1
@@ -52,20 +51,11 @@ documents:
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    path: Path = tmp_path_factory.mktemp("whether") / "corpus.yaml"
-    path.write_text(CORPUS, encoding="utf-8")
-    return Engine(open_corpus(str(path), None))
+    return engine_over(CORPUS, tmp_path_factory.mktemp("whether"))
 
 
 def _ask(engine: Engine, question: str) -> dict[str, Any]:
-    return engine.search({"payer_id": "W", "plan_id": "W-STD", "effective_date": "2025-06-01", "question": question,
-                          "threshold": 0.3}).as_json()
-
-
-def _released(r: dict[str, Any]) -> list[str | None]:
-    if r["action"] != "none":
-        return []
-    return [(p.get("value") or {}).get("value") for p in r["parts"] if p["status"] == "answered"]
+    return ask(engine, "W", "W-STD", question)
 
 
 @pytest.mark.parametrize("label", [
@@ -101,18 +91,18 @@ def test_coverage_alone_an_opening_predicate_or_an_auxiliary_asks_whether(questi
 
 def test_an_open_question_in_place_is_never_answered_by_a_grant(engine: Engine) -> None:
     r = _ask(engine, "Hearing aid batteries - covered until when?")
-    assert "yes" not in _released(r), r["parts"]
+    assert "yes" not in released(r), r["parts"]
 
 
 def test_a_refusal_of_another_case_answers_no_amount(engine: Engine) -> None:
     # the only refusal in the article is for business reasons; the amount for an illness is on the certificate
     r = _ask(engine, "What is the refund limit when a trip is cancelled because of a serious illness?")
-    assert "no" not in _released(r), r["parts"]
+    assert "no" not in released(r), r["parts"]
 
 
 def test_a_refusal_of_the_benefit_itself_still_answers_its_amounts(engine: Engine) -> None:
     r = _ask(engine, "Spa stays: annual limit")
-    assert _released(r) == ["no"], r["parts"]
+    assert released(r) == ["no"], r["parts"]
 
 
 def test_a_no_for_a_case_one_part_names_settles_no_sibling_part(engine: Engine) -> None:
@@ -124,21 +114,21 @@ def test_a_no_for_a_case_one_part_names_settles_no_sibling_part(engine: Engine) 
 def test_a_yes_to_a_question_stating_its_own_figure_goes_to_a_person(engine: Engine) -> None:
     # the grant weighs no span; the twelve-month term stands in another article
     r = _ask(engine, "Home oxygen concentrator for a member with a low resting saturation, used for 14 months - covered?")
-    assert "yes" not in _released(r), r["parts"]
+    assert "yes" not in released(r), r["parts"]
     assert any("figure" in str(p.get("why")) for p in r["parts"]), r["parts"]
 
 
 def test_a_count_of_days_is_no_answer_to_how_many_are_allowed(engine: Engine) -> None:
     r = _ask(engine, "Preventive migraine injections: how many per month?")
-    assert "8 days" not in _released(r), r["parts"]
+    assert "8 days" not in released(r), r["parts"]
 
 
 def test_a_value_per_child_never_answers_for_a_member_whose_age_the_question_states_as_adult(engine: Engine) -> None:
     r = _ask(engine, "What is the total braces limit for a member aged 40 who needs them after a skiing accident?")
-    assert "EUR 1,800" not in _released(r), r["parts"]
+    assert "EUR 1,800" not in released(r), r["parts"]
 
 
 def test_a_value_per_child_answers_a_question_stating_no_age_and_no_adult(engine: Engine) -> None:
-    assert _released(_ask(engine, "Speech therapy: yearly limit")) == ["EUR 400"]
-    assert _released(_ask(engine, "Speech therapy for a child aged 7: yearly limit")) == ["EUR 400"]
-    assert "EUR 400" not in _released(_ask(engine, "Speech therapy for an employee aged 52: yearly limit"))
+    assert released(_ask(engine, "Speech therapy: yearly limit")) == ["EUR 400"]
+    assert released(_ask(engine, "Speech therapy for a child aged 7: yearly limit")) == ["EUR 400"]
+    assert "EUR 400" not in released(_ask(engine, "Speech therapy for an employee aged 52: yearly limit"))
