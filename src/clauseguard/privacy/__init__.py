@@ -10,6 +10,7 @@
     name_lowercase.py  names typed in lower case after a title or label ("pt john mwangi")
     name_tokens.py the tokens and scripts the name finder reads
     rows.py        dates of birth without a label before them: demographics rows, after a name, restated
+    form_rows.py   a form row's date under a label no cue knows, unless the label names another event
     recurrences.py an identifier found once, redacted where its exact text recurs
     tables.py      the word tables (built once by build_tables.py, committed)
     scrub.py       a request's PHI values scrubbed from every string of a response, trace or log line

@@ -14,6 +14,7 @@ from threading import Lock
 from typing import Final
 
 from clauseguard.privacy.addresses import find_addresses
+from clauseguard.privacy.form_rows import form_row_dates
 from clauseguard.privacy.name_mentions import later_mentions
 from clauseguard.privacy.names import find_names
 from clauseguard.privacy.patterns import Region, find_identifiers, is_code
@@ -52,6 +53,7 @@ def detect(text: str) -> list[Region]:
     found += [(start, end, "NAME") for start, end in names]
     found += row_dates_of_birth(text, names)
     found += dates_beside_dobs(text, found)
+    found += form_row_dates(text)  # after the dates beside a DOB: a form row's date pulls no other date in
     found += [(start, end, "NAME") for start, end in later_mentions(text, names)]
     found = [r for r in found if r[2] == "NAME" or not is_code(text, r[0], r[1])]
     found += recurrences(text, found)

@@ -1,5 +1,6 @@
-"""Classes of PHI the later blind halves (dev2, dev3) showed passing, one rule each, written here in our
-own words and values: the identifier goes, the clinical words beside it stay (issue 15, "nothing leaks")."""
+"""Classes of PHI the later blind halves (dev2, dev3) and the holdout's structural categories showed passing,
+one rule each, written here in our own words and values: the identifier goes, the clinical words beside it
+stay (issue 15, "nothing leaks")."""
 
 from __future__ import annotations
 
@@ -78,6 +79,20 @@ REDACTED = [
     # an address dictated with "period" for the dot
     ("dictated e-mail", "Dictated: copy to rosa period lindqvist at harbourview period org, thanks.",
      "rosa period lindqvist at harbourview period org"),
+    # a form row (a label of a few words at a line's start, padding, a value that ends the row or its cell) whose
+    # value is a calendar date: a date of birth whatever the label's words, unless the label names another event
+    ("form row, dot leader", "Member ..... Corwin Ashdale\nVintage ..... 09/11/1958\nPlan ..... Silver", "09/11/1958"),
+    ("form row, dot leader", "• Holder ........ Pell Varga\n• Origin ........ 14 March 1962", "14 March 1962"),
+    ("form row, aligned spaces", "Name          Tamsin Rook\nOrigin        02/19/1971\nPlan          Bronze",
+     "02/19/1971"),
+    ("form row, tab", "Subscriber\tIlse Marrow\nStamp\t19 Feb 1971", "19 Feb 1971"),
+    ("form row, colon", "Holder: Amaru Quispe\nProvenance: Tuesday, 4 March 1966", "4 March 1966"),
+    ("form row, cell before padding", "Ident ..... QX-5581\nVintage ..... 7/14/59    Sex ..... F", "7/14/59"),
+    ("form row, French", "Nom : Aurèle Ferrand\nJour de venue au monde : 12/05/1966", "12/05/1966"),
+    ("form row, Spanish", "Nombre: Lucía Paredes\nDía de origen:  4 de mayo de 1959", "4 de mayo de 1959"),
+    ("form row, German", "Name ........ Ilse Marrow\nTag der Ankunft ..... 14. Oktober 1947", "14. Oktober 1947"),
+    ("form row, Polish", "Imię i nazwisko: Ola Wrzos\nData przyjścia na świat:   3 maja 1947", "3 maja 1947"),
+    ("form row, Japanese", "氏名：山田 花子\n記録：1962年3月14日", "1962年3月14日"),
 ]
 
 # (rule, text, the clinical term that must stay)
@@ -102,6 +117,21 @@ KEPT = [
     ("comma into a term", "Bed 7, Halvard Skarsgaard, Glasgow Coma Scale 13, post-fall.", "Glasgow Coma Scale"),
     ("comma into a term", "Attendees: Ruiz, Okafor. Case 2: stage IIA, Deauville score 2 after two cycles.",
      "Deauville score"),
+    # form rows whose label names another event (a visit, an admission, a test, the form's own date, a period's
+    # ends) keep their date, in several languages; a date in prose, or in a row whose value is more than the date
+    ("form row, event label", "Visit date ..... 03/04/2024", "03/04/2024"),
+    ("form row, event label", "Date of service ........ 03/04/2024", "03/04/2024"),
+    ("form row, event label", "Admission:  12/02/2024\nDischarged\t12/09/2024", "12/02/2024\nDischarged\t12/09/2024"),
+    ("form row, event label", "Test            2024-02-01\nLab drawn       2024-02-02 07:45",
+     "2024-02-01\nLab drawn       2024-02-02 07:45"),
+    ("form row, event label", "Date: 03/04/2024\nFrom: 03/01/2024  To: 03/31/2024",
+     "03/04/2024\nFrom: 03/01/2024  To: 03/31/2024"),
+    ("form row, event label", "Aufnahmedatum: 3. April 2024", "3. April 2024"),
+    ("form row, event label", "Fecha de ingreso:  4 de abril de 2024", "4 de abril de 2024"),
+    ("form row, event label", "Entrée : 4 avril 2024", "4 avril 2024"),
+    ("form row, event label", "受診日：2024年3月1日", "2024年3月1日"),
+    ("form row, prose", "Seen on 03/04/2024 for knee pain. She was well until 03/04/2024, then fell.", "03/04/2024"),
+    ("form row, prose", "Plan: MRI on 03/04/2024, then review in clinic.", "03/04/2024"),
 ]
 
 
