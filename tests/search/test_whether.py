@@ -118,6 +118,10 @@ def test_a_yes_to_a_question_stating_its_own_figure_goes_to_a_person(engine: Eng
     assert any("figure" in str(p.get("why")) for p in r["parts"]), r["parts"]
 
 
+def test_an_age_written_as_a_year_old_is_no_figure_to_weigh(engine: Engine) -> None:
+    assert released(_ask(engine, "Are hearing aid batteries covered for a 70-year-old?")) == ["yes"]
+
+
 def test_a_count_of_days_is_no_answer_to_how_many_are_allowed(engine: Engine) -> None:
     r = _ask(engine, "Preventive migraine injections: how many per month?")
     assert "8 days" not in released(r), r["parts"]

@@ -325,7 +325,7 @@ def _quoted(sentence: str, start: int) -> str:
     return sentence
 
 
-_AGE_AFTER: Final = re.compile(r"\s*(?:of\s+age|old)\b", re.IGNORECASE)
+_AGE_AFTER: Final = re.compile(r"[\s-]*(?:of\s+age|old)\b", re.IGNORECASE)  # "70 years of age", "a 70-year-old"
 _UPPER: Final = re.compile(r"(?:up\s+to|limited\s+to|no\s+more\s+than|not\s+more\s+than|maximum\s+of|at\s+most|"
                            r"not\s+exceed|exceed|max\.?|a\s+maximum\s+of|\bnor)\s*$", re.IGNORECASE)
 _LOWER: Final = re.compile(r"(?:at\s+least|minimum\s+of|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of)\s*$",
