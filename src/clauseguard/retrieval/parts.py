@@ -127,23 +127,29 @@ def asks_yes_or_no(label: str) -> bool:
     """True for a yes-or-no question: its last sentence opens with an auxiliary ("Is X covered?", "The
     member is 15. Does the plan pay?"), or it ends by asking only the predicate ("X for Y - covered?")."""
     low = normalise(label).strip()
-    last = _LAST_SENTENCE.split(low)[-1]
+    last = _last_sentence(label)
     return bool(_YES_NO.match(last) or _YES_NO_TAIL.search(low) or _PREDICATE_ONLY.match(last))
+
+
+def _last_sentence(label: str) -> str:
+    """The question's last sentence, normalised: what it asks (the sentences before tell the case)."""
+    return _LAST_SENTENCE.split(normalise(label).strip())[-1]
 
 
 def asks_whether(part: QuestionPart) -> bool:
     """True for a part that asks whether something is covered: a yes-or-no question, or a part whose
     own words ask about cover or an exclusion ("coverage", "excluded?"). Only such a part is answered
     by a bare yes or no; "initial approval period" asks for a value even when no value cue is known."""
-    if asks_yes_or_no(part.label) or _WHETHER_FIRST.match(_LAST_SENTENCE.split(normalise(part.label).strip())[-1]):
+    if asks_yes_or_no(part.label) or _WHETHER_FIRST.match(_last_sentence(part.label)):
         return True
     return part.aspect in (COVERAGE, EXCLUSION) and not names_more(part)
 
 
 def names_more(part: QuestionPart) -> bool:
     """True when a part names something of its own beyond the aspect and the shared subject: "coverage term
-    once the beneficiary qualifies", "out-of-network coverage level", "channels required for a covered test"
-    ask for a term, a level, a number, which a bare yes or no does not give; "coverage" does not."""
+    once the beneficiary qualifies", "channels required for a covered test" (after "portable monitors:") ask for
+    a term or a number, which a bare yes or no does not give; "coverage" does not. A piece with no subject
+    shared with the others is its own subject, and names nothing more."""
     from clauseguard.reading.stated import circumstance_words
 
     shared = set(subject_words(part.subject).split()) | circumstance_words()
@@ -153,7 +159,7 @@ def names_more(part: QuestionPart) -> bool:
 def asks_open(label: str) -> bool:
     """True for a part written as an open question (what / which / how / when, at its start or in place):
     a yes is no answer to it."""
-    last = _LAST_SENTENCE.split(normalise(label).strip())[-1]
+    last = _last_sentence(label)
     return bool(_OPEN.match(last) or _OPEN_IN_PLACE.search(last))
 
 
