@@ -22,6 +22,8 @@ def ask(label: str) -> Asking:
     ("How many billing units of J1628 are allowed per infusion?", "unit"),
     ("How many TNF inhibitors must be tried first?", "inhibitor"),
     ("number of NSAIDs required", "nsaid"),
+    ("How many of the listed warning signs must the member show?", "sign"),  # the thing after "of the listed"
+    ("how many of these criteria must be met", "criteria"),
     ("my sessions have run out - how many does the scheme pay for in a year?", None),  # nothing named
     ("How many times a year is it paid?", None),  # occasions: a frequency
     ("Is physiotherapy covered?", None),
@@ -53,3 +55,4 @@ def test_a_strength_a_code_or_a_window_is_not_the_thing_counted(label: str, thin
 def test_a_test_is_counted_by_its_studies() -> None:
     text = "Up to two (2) home sleep studies are covered in any 12-month period."
     assert read_passage(text, ask("How many home sleep apnea tests are covered per 12 months?")).value == "2 studies"
+

@@ -19,7 +19,9 @@ from clauseguard import text as toolkit
 from clauseguard.datafiles import load_yaml
 from clauseguard.reading.stated import Stated, number_of
 
-_ASKS_COUNT: Final = re.compile(r"\b(?:how\s+many|number\s+of)\s+(.+)", re.IGNORECASE)
+# "how many of the listed signs": the thing follows "of" and the words that point at a list
+_ASKS_COUNT: Final = re.compile(r"\b(?:how\s+many|number\s+of)\s+(?:of\s+(?:the\s+|these\s+|those\s+)?"
+                                r"(?:listed\s+|following\s+|above\s+|named\s+)?)?(.+)", re.IGNORECASE)
 _OCCASIONS: Final = frozenset({"time", "times"})  # "how many times": a frequency, any count of occasions
 _TIME_UNITS: Final = frozenset({"day", "week", "month", "year", "hour"})  # stems of the units of time
 NEAR_WORDS: Final = 4  # words of a stated count's noun phrase read on each side of its counted noun
@@ -85,3 +87,4 @@ def _phrase_stems(value: Stated) -> set[str]:
             found.add(toolkit.stem(w))
         break
     return found
+

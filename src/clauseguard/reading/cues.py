@@ -19,6 +19,7 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
     for key in ("denies", "grants", "procedural", "occasions"):
         out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
     out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
+    out["unchanged"] = re.compile(rf"\b(?:{raw['unchanged']})\b", re.IGNORECASE)
     out["negators"] = re.compile(rf"\b(?:{raw['negators']})\b", re.IGNORECASE)
     for key in ("member_minor", "member_adult"):
         out[key] = re.compile(rf"\b(?:{raw[key]})\b", re.IGNORECASE)
@@ -104,6 +105,14 @@ def grant_at(text: str) -> int | None:
     """Where the first grant cue of the sentence starts, or None when it grants nothing."""
     found = [m.start() for p in _patterns("grants") if (m := p.search(text))]
     return min(found) if found else None
+
+
+def leaves_unchanged(text: str) -> bool:
+    """True for a sentence that says an amendment leaves something as it was ("does not change the lubricant
+    quantity", "... continue to apply")."""
+    pattern = cues()["unchanged"]
+    assert isinstance(pattern, re.Pattern)
+    return bool(pattern.search(text))
 
 
 def restricts(text: str) -> bool:

@@ -20,8 +20,9 @@ from typing import Final
 from clauseguard import text as toolkit
 from clauseguard.reading.counted import counted_thing, counts_it, counts_time
 from clauseguard.reading.coverage import coverage, list_head, opposite_as_fitting, refuses_a_case
+from clauseguard.reading.cues import leaves_unchanged
+from clauseguard.reading.measured import measures_asked
 from clauseguard.reading.passage import (
-    DAYS,
     Asking,
     Reading,
     Settles,
@@ -31,6 +32,7 @@ from clauseguard.reading.passage import (
     sentences,
     stems,
 )
+from clauseguard.reading.rivals import same_quantity, unmarked_rival
 from clauseguard.reading.stated import (
     Condition,
     Stated,
@@ -104,7 +106,7 @@ _PER_PERIOD: Final = re.compile(
     r"(?:\s+(?:period|window))?\b",
     re.IGNORECASE)
 _ASKS_UPPER: Final = re.compile(r"\b(?:maximum|max|most|limit\w*|caps?|ceiling|up to|longest|how long can)\b", re.I)
-_ASKS_LOWER: Final = re.compile(r"\b(?:minimum|min|least|shortest|how long must|required|before)\b", re.I)
+_ASKS_LOWER: Final = re.compile(r"\b(?:minimum|min|least|shortest|how long must|required|before|must)\b", re.I)
 _ASKS_ANNUAL: Final = re.compile(r"\b(?:annual\w*|yearly|per\s+(?:\w+\s+)?year|a\s+year|each\s+year)\b", re.I)
 _ASKS_LIFETIME: Final = re.compile(r"\b(?:lifetime|whole|total|overall\s+lifetime)\b", re.I)
 _YEAR_PERIOD: Final = re.compile(r"\byear", re.I)
@@ -175,15 +177,6 @@ def _bound_fits(v: Stated, asking: Asking) -> int:
     return int(v.bound == "upper" and upper or v.bound == "lower" and lower)
 
 
-def _same_quantity(a: Stated, b: Stated) -> bool:
-    """Two values that say one thing: "12 weeks" and "84 days", or the same figure twice."""
-    if a.value == b.value:
-        return True
-    if a.kind == b.kind == "duration" and a.unit in DAYS and b.unit in DAYS:
-        return abs(a.number * DAYS[a.unit] - b.number * DAYS[b.unit]) < 1.0
-    return False
-
-
 def _value_score(v: Stated, asking: Asking) -> int:
     """How well a value fits the part: the part's words around it, and a counting window of the
     span asked (annual vs lifetime)."""
@@ -248,6 +241,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     if own and not own & stems(text):
         return None  # the part asks about something this clause never names ("months of conservative therapy")
     pieces = sentences(text)
+    if _left_as_it_was(pieces, asking):
+        return None
 
     def elsewhere(piece: str) -> list[str]:
         return [s for s in pieces if s not in piece and piece not in s]
@@ -277,6 +272,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             continue
         if v.kind == "count" and (thing is not None and not counts_it(v, thing) or counts_time(v, thing)):
             continue  # "how many injections": "100 billing units" counts something else, "15 headache days a month" days
+        if not measures_asked(v, asking):
+            continue  # "12 months" for "how many days", "15 days per month" for a trial's length (measured.py)
         if wanted_phase and (said := phases(v.piece)) and not said & wanted_phase:
             continue  # "continuation approval" is never answered by the initial approval's period
         named = int(bool(own & stems(v.piece)))
@@ -294,13 +291,28 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     ranked = sorted(usable, key=lambda t: t[:8], reverse=True)
     best = ranked[0][8]
     rival = next((t[8] for t in ranked[1:] if t[:6] == ranked[0][:6] and t[8].kind == best.kind
-                  and not _same_quantity(t[8], best)), None)
+                  and not same_quantity(t[8], best)), None)
     if rival is None:
-        rival = _unmarked_rival(ranked, asking)
+        rival = unmarked_rival(ranked, asking)
     if rival is not None:
         # two values of the kind asked fit the part equally well: say both, decide neither
         return Reading("ambiguous", best.piece, best.value, best, best.condition or restriction, rival=rival.value)
     return Reading("stated", best.piece, best.value, best, best.condition or restriction)
+
+
+def _left_as_it_was(pieces: list[str], asking: Asking) -> bool:
+    """True when a sentence that states no figure of its own (only the question's) says the passage leaves the part's thing as it was ("This
+    rider does not change the lubricant quantity" asked of lubricant): the part's words it names that no
+    other sentence names. Its figures are of other things, and the amended text still answers."""
+    drop = stems(" ".join(sorted(circumstance_words())))
+    own = stems(asking.words) - drop
+    asked = {v.number for v in stated_values(asking.question)}
+    for i, piece in enumerate(pieces):
+        if leaves_unchanged(piece) and all(v.number in asked for v in stated_values(piece)):
+            rest = set().union(*(stems(p) for j, p in enumerate(pieces) if j != i))
+            if (own & stems(piece)) - rest:
+                return True
+    return False
 
 
 def _only_case(v: Stated) -> Condition | None:
@@ -328,42 +340,6 @@ def _states_case(condition: Condition, question: str) -> bool | None:
 
 
 _UNIT_WORDS: Final = frozenset({"mg", "mcg", "ml", "g", "iu", "unit", "dose"})
-
-
-def _unmarked_rival(ranked: list[tuple[int, int, int, int, int, int, int, int, Stated]], asking: Asking) -> Stated | None:
-    """Another value of the chosen kind when nothing in the part's own words marks the chosen one out.
-
-    With several values of one kind in a passage (a per-session amount and a yearly cap, an initial
-    and a continuation approval), the winner must be told apart by the part itself: a condition the
-    question meets that the others lack, the side of the bound asked ("maximum", "at least"), or a
-    word of the part around it that is around no other value. Winning on word counts alone, or on
-    reading order, is a guess; the part is then left to a person with both values named."""
-    top, best = ranked[0], ranked[0][8]
-    rivals = [t for t in ranked[1:] if t[8].kind == best.kind and not _same_quantity(t[8], best)]
-    if not rivals:
-        return None
-    if all(top[0] > t[0] or top[2] > t[2] or top[3] > t[3] for t in rivals):
-        return None  # its condition is met, or it is in the unit or the bound asked, and no rival's is
-    drop = stems(" ".join(sorted(circumstance_words()))) | set(paying_terms())  # paying_terms are stems already
-    own = (stems(asking.words) | stems(asking.item)) - drop
-    # the subject's words mark a value only against one in another sentence or line ("Headgear: 1 per
-    # 6 months" against "Tubing: 1 per 3 months"): inside one sentence the subject is written once,
-    # beside the first value ("X is reimbursed up to A per pair and B per year")
-    bare = own - stems(asking.subject)
-
-    def around(v: Stated) -> set[str]:
-        return stems(f"{v.context} {v.period or ''} {v.unit}")
-
-    def told_apart(rival: Stated) -> bool:
-        # the part's words around the winner must include every part word around the rival, and more: a
-        # rival with part words the winner lacks ("for hearing aids ... A" against "for hearing tests ... B",
-        # asked of "hearing aids and tests") fits as well in its own way, and the part is left to a person
-        one_sentence = rival.piece == best.piece and "\n" not in best.piece  # a list's lines are apart
-        words = bare if one_sentence else own
-        mine, theirs = words & around(best), words & around(rival)
-        return bool(mine - theirs) and theirs <= mine
-
-    return next((t[8] for t in rivals if not told_apart(t[8])), None)
 
 
 def read_passage(text: str, asking: Asking) -> Reading:

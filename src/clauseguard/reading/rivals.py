@@ -1,0 +1,55 @@
+"""Two values of one kind in a passage that fit a part equally well: the reader then says both and decides
+neither. Which one wins is for the part's own words to show (extract.py ranks them); this module says
+when the winner is not marked out and when two values are one."""
+
+from __future__ import annotations
+
+from clauseguard.reading.passage import DAYS, Asking, stems
+from clauseguard.reading.stated import Stated, circumstance_words, paying_terms
+
+Ranked = tuple[int, int, int, int, int, int, int, int, Stated]
+
+
+def same_quantity(a: Stated, b: Stated) -> bool:
+    """Two values that say one thing: "12 weeks" and "84 days", or the same figure twice."""
+    if a.value == b.value:
+        return True
+    if a.kind == b.kind == "duration" and a.unit in DAYS and b.unit in DAYS:
+        return abs(a.number * DAYS[a.unit] - b.number * DAYS[b.unit]) < 1.0
+    return False
+
+
+def unmarked_rival(ranked: list[Ranked], asking: Asking) -> Stated | None:
+    """Another value of the chosen kind when nothing in the part's own words marks the chosen one out.
+
+    With several values of one kind in a passage (a per-session amount and a yearly cap, an initial
+    and a continuation approval), the winner must be told apart by the part itself: a condition the
+    question meets that the others lack, the side of the bound asked ("maximum", "at least"), or a
+    word of the part around it that is around no other value. Winning on word counts alone, or on
+    reading order, is a guess; the part is then left to a person with both values named."""
+    top, best = ranked[0], ranked[0][8]
+    rivals = [t for t in ranked[1:] if t[8].kind == best.kind and not same_quantity(t[8], best)]
+    if not rivals:
+        return None
+    if all(top[0] > t[0] or top[2] > t[2] or top[3] > t[3] for t in rivals):
+        return None  # its condition is met, or it is in the unit or the bound asked, and no rival's is
+    drop = stems(" ".join(sorted(circumstance_words()))) | set(paying_terms())  # paying_terms are stems already
+    own = (stems(asking.words) | stems(asking.item)) - drop
+    # the subject's words mark a value only against one in another sentence or line ("Headgear: 1 per
+    # 6 months" against "Tubing: 1 per 3 months"): inside one sentence the subject is written once,
+    # beside the first value ("X is reimbursed up to A per pair and B per year")
+    bare = own - stems(asking.subject)
+
+    def around(v: Stated) -> set[str]:
+        return stems(f"{v.context} {v.period or ''} {v.unit}")
+
+    def told_apart(rival: Stated) -> bool:
+        # the part's words around the winner must include every part word around the rival, and more: a
+        # rival with part words the winner lacks ("for hearing aids ... A" against "for hearing tests ... B",
+        # asked of "hearing aids and tests") fits as well in its own way, and the part is left to a person
+        one_sentence = rival.piece == best.piece and "\n" not in best.piece  # a list's lines are apart
+        words = bare if one_sentence else own
+        mine, theirs = words & around(best), words & around(rival)
+        return bool(mine - theirs) and theirs <= mine
+
+    return next((t[8] for t in rivals if not told_apart(t[8])), None)
