@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clauseguard.corpus.criteria import Criteria, criteria_from_json
-from clauseguard.reading.grammar import Refusal, read_clause
-from clauseguard.reading.lexicon import Lexicon, default_lexicon
-from clauseguard.reading.roles import clause_headings, section_role
+if TYPE_CHECKING:  # the grammar, the lexicon and the criteria model load on first use: search reads values
+    # through reading.stated and needs none of them (importing this package cost a search 0.3 s)
+    from clauseguard.corpus.criteria import Criteria
+    from clauseguard.reading.grammar import Refusal
+    from clauseguard.reading.lexicon import Lexicon
 
 READER_ENV = "CLAUSEGUARD_READER"
 
@@ -24,6 +25,11 @@ def clause_criteria(
     """A clause's criteria: an approved criteria revision when `authored` holds one for it (anything
     with `read(clause_text)`, clauseguard.authoring), else its own policy-as-code when the corpus gives
     it, else its prose read by the rule compiler (a clause that decides nothing has empty criteria)."""
+    from clauseguard.corpus.criteria import Criteria, criteria_from_json
+    from clauseguard.reading.grammar import read_clause
+    from clauseguard.reading.lexicon import default_lexicon
+    from clauseguard.reading.roles import clause_headings, section_role
+
     revision = authored.get(clause.id) if authored else None
     if revision is not None:
         return revision.read(clause.text)  # type: ignore[no-any-return]
