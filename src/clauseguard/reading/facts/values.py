@@ -34,6 +34,11 @@ class Notation:
         self.abbreviated = {normalise(k): (float(v[0]), float(v[1]), str(v[2]))
                             for k, v in r.values("abbreviated_frequencies").items()}
         self.abbr_re = re.compile(rf"(?<![\w/])(?:{_alt(self.abbreviated)})(?![\w/])", re.I)
+        timing = rf"(?:{_alt(self.abbreviated)}|{_alt(r.values('timing_words'))})"
+        joiner = _alt(r.values("timing_adders"))
+        self.joined_after_re = re.compile(rf"\s*(?:{joiner})\s*(?P<t>{timing})(?![\w/])", re.I)
+        self.joined_before_re = re.compile(rf"(?<![\w/])(?P<t>{timing})\s*(?:{joiner})\s*$", re.I)
+        self.as_needed_re = re.compile(rf"\s*,\s*(?:{_alt(r.values('as_needed'))})(?![\w/])", re.I)
         self.sig = {normalise(k): (float(v[0]), float(v[1]), str(v[2])) for k, v in r.values("sig_frequencies").items()}
         self.sig_re = re.compile(rf"(?<![\w/])(?:{_alt(self.sig)})(?![\w/])", re.I)
         hourly = r.values("hourly_interval")
@@ -121,9 +126,30 @@ def rate_in(note: Note, start: int, end: int, *, sig: bool = False,
     found.sort(key=lambda f: (f[0], -f[1]))
     for s, e, rate in found:
         if rate is not None:
-            return rate, s, e
+            return _with_joined(note, rate, s, e, start, end)
         return None  # a frequency that gives no number ("q4-6h") is no frequency at all
     return None
+
+
+def _with_joined(note: Note, rate: Rate, s: int, e: int, start: int, end: int) -> tuple[Rate, int, int] | None:
+    """The day's count when the frequency is one of several times joined in a list ("qid and hs": five a
+    day); None when a joined part gives no count of the same period ("before meals and at bedtime")."""
+    nt, text = notation(note), note.clean
+    parts = [(s, e)]
+    while (m := nt.joined_before_re.search(text, start, parts[0][0])) is not None:
+        parts.insert(0, (m.start("t"), m.end("t")))
+    stop = re.compile(r"[.;\n]").search(text, e, e + 60)  # a list may run past the window's comma, not the sentence
+    limit = max(end, stop.start() if stop else min(len(text), e + 60))
+    while (m := nt.joined_after_re.match(text, parts[-1][1], limit)) is not None:
+        parts.append((m.start("t"), m.end("t")))
+    if nt.as_needed_re.match(text, parts[-1][1], limit):
+        return None  # "bid, prn": as many more as needed
+    if len(parts) == 1:
+        return rate, s, e
+    counts = [nt.abbreviated.get(normalise(text[a:b])) for a, b in parts]
+    if any(c is None or (c[1], c[2]) != (rate.per.length, rate.per.unit) for c in counts):
+        return None
+    return Rate(sum(c[0] for c in counts if c is not None), rate.per), parts[0][0], parts[-1][1]
 
 
 # --- how long and when ------------------------------------------------------------------------------
