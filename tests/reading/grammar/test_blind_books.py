@@ -22,7 +22,9 @@ STYLES = ("cms_lcd", "medical_policy", "drug_policy", "group_terms")
 # tree that counted as compiled is now a refusal. The group terms' rate fell 0.333 -> 0.278 for the
 # same reason when a clause ("the treatment was prescribed by a physician before the first session")
 # stopped being a condition of that name.
-FLOORS = {"cms_lcd": (27, 18), "medical_policy": (23, 15), "drug_policy": (21, 17), "group_terms": (26, 15)}
+# 2026-12-07: a sentence joined to the rule above by a joiner line is refused, not a note (cms 18 -> 17 and
+# medical 15 -> 14 wrong)
+FLOORS = {"cms_lcd": (27, 17), "medical_policy": (23, 14), "drug_policy": (21, 17), "group_terms": (26, 15)}
 RATE_FLOORS = {"cms_lcd": 0.23, "medical_policy": 0.10, "drug_policy": 0.38, "group_terms": 0.30}
 
 

@@ -91,7 +91,7 @@ def _joiner_words() -> dict[str, str]:
     return {w: name for name in ("and", "or") for w in phrases().words("joiner", name)}
 
 
-def _joiner_line(text: str) -> str | None:
+def joiner_line(text: str) -> str | None:
     """"-AND-", "- OR -", "AND", "(or)": a line that is only a joiner word, set apart by dashes,
     brackets or capitals."""
     bare = text.strip().strip("-\u2013\u2014()[] \t").strip()
@@ -122,7 +122,7 @@ def _lines(text: str) -> list[_Line]:
         if not raw.strip():
             continue
         indent = len(raw) - len(raw.lstrip(" \t"))
-        joiner = _joiner_line(raw)
+        joiner = joiner_line(raw)
         if joiner is not None:
             out.append(_Line("JOINER", start + indent, end, indent, joiner=joiner))
             continue

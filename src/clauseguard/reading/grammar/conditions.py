@@ -36,6 +36,7 @@ _CLAUSE_JOIN: Final = re.compile(
 )
 _VALUE_JOIN: Final = re.compile(r"(?:,\s*(?P<j>with|and)\s+|\s+(?P<j2>and)\s+(?=(?:a|an|the|at least|no)\b))")
 _COMMA_OR: Final = re.compile(r",\s*(?P<j>or|and|and/or)\s+")
+_RELATIVE: Final = re.compile(r"\b(?:that|which|who|whose|whom)\b", re.IGNORECASE)
 _NEGATION: Final = re.compile(
     r"(?:(?:the\s+)?(?:beneficiary|member|patient|insured person|individual)\s+)?"
     r"(?P<neg>(?:is|are|was|were|has|have|does|do|did)\s+not(?:\s+been)?|(?:has|have)\s+(?:no|never)|no|not|never|without)\s+",
@@ -207,6 +208,10 @@ class ConditionReader:
         got = self.atoms.read(a, b)
         if isinstance(got, Unread):
             alts = self._split(_COMMA_OR, a, b)
+            if alts is not None and _RELATIVE.search(self.text, a, alts[1][0]):
+                # "a mobility limitation that prevents the use of a cane, walker, or manual wheelchair": the
+                # list is the relative clause's object, not alternatives of the criterion
+                return Reading(None, [got])
             if alts is not None:
                 return self._combine(alts)
             both = self._split(_VALUE_JOIN, a, b)

@@ -30,7 +30,7 @@ from clauseguard.corpus.criteria import (
 )
 from clauseguard.reading.grammar.amendments import AmendmentReader
 from clauseguard.reading.grammar.atoms import Reader
-from clauseguard.reading.grammar.blocks import Item, ItemList, Para, at_colon_lines, blocks
+from clauseguard.reading.grammar.blocks import Item, ItemList, Para, at_colon_lines, blocks, joiner_line
 from clauseguard.reading.grammar.conditions import ConditionReader, labels_of, quantified
 from clauseguard.reading.grammar.parts import StatementParts
 from clauseguard.reading.grammar.phrases import phrases
@@ -185,6 +185,11 @@ class ClauseCompiler:
     def aside(self, a: int, b: int, ctx: _Context) -> None:
         """A sentence that is not a statement: a heading, a note, or (with a deciding word) unread."""
         text = self.text[a:b].strip()
+        if joiner_line(text.split("\n", 1)[0]) is not None:
+            # "... in the home / -AND- / the beneficiary has the capabilities ...": a requirement joined to the
+            # rule above, which no statement of the grammar continued; a note would drop it from the rule
+            self.unread.append(Unread(Span(a, b, self.text[a:b]), "a sentence joined to the rule above by a joiner line"))
+            return
         if _HEADING.match(text) and len(text.split()) <= 10 and (not self._deciding(a, b) or not _FINITE.search(fold(text))):
             ctx.titles.append(Span(a, b, self.text[a:b]))
             self.notes.append(Note("heading", Span(a, b, self.text[a:b])))

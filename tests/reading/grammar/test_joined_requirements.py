@@ -1,0 +1,34 @@
+"""A requirement the grammar cannot place is refused, never dropped or split the wrong way (the policy
+phrasebook's "wrong must stay 0"): a sentence joined to the rule above by a joiner line, and an "or" list
+that belongs to a relative clause's object. Our own wording, in the layouts the house styles print."""
+
+from __future__ import annotations
+
+import pytest
+
+from clauseguard.corpus.criteria import AnyOf, Criteria
+from clauseguard.reading.grammar import Refusal, read_clause
+
+
+@pytest.mark.parametrize("text", [
+    # CMS layout: the second requirement after a joiner line, no list markers
+    "A standing frame (E0638) is covered when the beneficiary cannot bear weight without support\n"
+    "-AND-\n"
+    "the treating practitioner documents a home exercise plan that uses the frame daily.",
+    # a medical policy's "- OR -"
+    "A bone-growth stimulator is considered medically necessary when the fracture has not healed after six months\n"
+    "- OR -\n"
+    "the member has failed a prior surgical fusion at the same level.",
+])
+def test_a_sentence_joined_by_a_joiner_line_is_never_a_note(text: str) -> None:
+    result = read_clause(text).result
+    assert isinstance(result, Refusal) or all(
+        "daily" not in n.span.text and "surgical fusion" not in n.span.text for n in result.notes)
+
+
+def test_an_or_list_inside_a_relative_clause_is_not_a_choice_of_criteria() -> None:
+    text = ("A lift chair is covered when the member has arthritis that prevents rising from a kitchen chair, a sofa, "
+            "or a bed without help.")
+    result = read_clause(text).result
+    criteria = result if isinstance(result, Criteria) else result.partial
+    assert criteria is None or not any(isinstance(r.when, AnyOf) for r in criteria.rules)
