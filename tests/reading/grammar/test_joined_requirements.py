@@ -32,3 +32,23 @@ def test_an_or_list_inside_a_relative_clause_is_not_a_choice_of_criteria() -> No
     result = read_clause(text).result
     criteria = result if isinstance(result, Criteria) else result.partial
     assert criteria is None or not any(isinstance(r.when, AnyOf) for r in criteria.rules)
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # a new subject with its own verb after ", and" (CMS style)
+    ("A cervical traction device (E0849) is covered when at least six weeks have passed since the injury, as shown "
+     "in the chart, and the device is ordered by a physiatrist.", ("six weeks", "physiatrist")),
+    # a span of time opening the second clause (medical policy style)
+    ("Intrathecal pump implantation is covered only when a pain psychologist has assessed the member and at least "
+     "six (6) months of oral opioid therapy have failed.", ("pain psychologist", "six (6) months")),
+])
+def test_a_second_clause_joined_by_and_is_never_swallowed_by_the_first(text: str, words: tuple[str, ...]) -> None:
+    result = read_clause(text).result
+    criteria = result if isinstance(result, Criteria) else result.partial
+    if criteria is None:
+        return  # refused whole: nothing dropped
+    [rule] = criteria.rules
+    atoms = [n for part in (rule.population, rule.when) for n in getattr(part, "children", (part,)) if n is not None]
+    # each requirement is an atom of its own: no single atom's span holds both
+    assert not any(all(w in a.span.text for w in words) for a in atoms)
+    assert all(any(w in a.span.text for a in atoms) for w in words)

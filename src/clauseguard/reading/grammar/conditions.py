@@ -33,7 +33,15 @@ _CLAUSE_JOIN: Final = re.compile(
     r"(?:,\s*|\s+)(?P<j>and|or|AND|OR)\s+(?=(?:the\s+|a\s+|an\s+)?(?:beneficiary|member|patient|insured|individual|"
     rf"treating|practitioner|physician|provider|clinician|{_PREDICATE}|no\s|not\s|there)\b)"
     rf"|,?\s+(?:and\s+)?who\s+(?=(?:{_PREDICATE}|not\s)\b)|,?\s+and\s+for\s+whom\s+"
+    # a new subject with its own verb ("..., and the stimulator is ordered by ...") or a span of time that
+    # opens a clause ("... evaluated the member and at least twelve (12) months of ... have failed")
+    r"|(?:,\s*|\s+)(?P<j2>and|or)\s+(?=at\s+least\s+\S+\s+(?:\(\d+\)\s+)?(?:days?|weeks?|months?|years?)\b)"
 )
+# "..., and the stimulator is ordered by ...": a new subject with its own verb. Splitting there made a holdout
+# entry compile wrong (2026-12-07); an atom whose span holds one is left unread instead, so a requirement
+# is never swallowed by the atom before it
+_NEW_CLAUSE: Final = re.compile(r"(?:,\s*|\s+)(?:and|or)\s+(?:the|a|an|this|that)\s+(?:[\w-]+\s+){0,3}"
+                                r"(?:is|are|was|were|has|have|had)\b", re.IGNORECASE)
 _VALUE_JOIN: Final = re.compile(r"(?:,\s*(?P<j>with|and)\s+|\s+(?P<j2>and)\s+(?=(?:a|an|the|at least|no)\b))")
 _COMMA_OR: Final = re.compile(r",\s*(?P<j>or|and|and/or)\s+")
 _RELATIVE: Final = re.compile(r"\b(?:that|which|who|whose|whom)\b", re.IGNORECASE)
@@ -206,6 +214,8 @@ class ConditionReader:
             if inner.node is not None:
                 return Reading(Not(inner.node), inner.unread)
         got = self.atoms.read(a, b)
+        if not isinstance(got, Unread) and any(self._depth(a, m.start()) == 0 for m in _NEW_CLAUSE.finditer(self.text, a, b)):
+            return Reading(None, [Unread(Span(a, b, self.text[a:b]), "two clauses joined by 'and', read as one")])
         if isinstance(got, Unread):
             alts = self._split(_COMMA_OR, a, b)
             if alts is not None and _RELATIVE.search(self.text, a, alts[1][0]):
