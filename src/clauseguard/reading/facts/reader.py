@@ -22,6 +22,7 @@ from clauseguard.reading.facts.measures import measure_facts
 from clauseguard.reading.facts.mentions import find_mentions
 from clauseguard.reading.facts.note import Note
 from clauseguard.reading.facts.pipeline import Pipeline
+from clauseguard.reading.facts.qualified import qualified
 from clauseguard.reading.facts.regimen import regimen_counts, regimens_by_count
 from clauseguard.reading.facts.relatives import about_relative, relative_facts
 from clauseguard.reading.facts.repeats import consolidate
@@ -117,6 +118,7 @@ def read_facts(
     facts = reconcile(note, facts, conditions)
     facts.extend(regimen_counts(note, facts))  # "glargine once at bedtime, no mealtime insulin": one injection a day
     facts.extend(regimens_by_count(note, facts))  # "four injections a day for four months": an intensive regimen
+    facts = qualified(note, facts)  # "fewer than 4 a day" is < 4; "two to four", "nearly 3 months": no figure
     facts = consolidate(sorted(facts, key=fact_order))  # a value stated twice is one fact; two values for one are a conflict
     facts.extend(services)
     if structured is not None:
