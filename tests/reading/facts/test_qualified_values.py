@@ -47,3 +47,19 @@ def test_a_qualified_length_of_a_course_is_no_length(narrative: str) -> None:
 def test_a_range_of_ages_is_at_least_its_lower_end() -> None:
     [age] = [f for f in read_facts("Breast cancer diagnosed at age 44 to 48.").facts if isinstance(f, AgeFact)]
     assert (age.comparator, age.value) == (">=", 44.0)
+
+
+@pytest.mark.parametrize("narrative", [
+    "Suspected corticosteroid intolerance.",  # a hedge on the outcome of a course
+    "Probable failure of budesonide, to be confirmed.",
+])
+def test_a_hedged_course_is_unknown(narrative: str) -> None:
+    assert all(f.status == "unknown" for f in read_facts(narrative).facts if isinstance(f, TherapyFact))
+
+
+@pytest.mark.parametrize("narrative", [
+    "Endocrinologist recommends 6 fingerstick tests per day.",  # what is advised is not yet done
+    "Goal: fingersticks 5x/day.",
+])
+def test_a_recommended_or_goal_count_is_not_what_the_member_does(narrative: str) -> None:
+    assert all(f.status != "present" for f in _measure(narrative, "fingerstick tests"))

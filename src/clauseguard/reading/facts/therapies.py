@@ -124,6 +124,9 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
                     out[i] = replace(fact, duration_days=days)
     out.extend(_unknown_therapies(note, therapies, mentions))
     out = [replace(f, response=f.response or response_of(note, f)) if "failed" in f.statuses else f for f in out]
+    # "suspected corticosteroid intolerance", "? intolerant of steroids": a hedged course and its outcome are
+    # unknown (a suspicion satisfies only a criterion that is itself a suspicion, and no therapy criterion is)
+    out = [replace(f, status="unknown") if f.assertion == "possible" and f.status == "present" else f for f in out]
     return out, gaps
 
 
