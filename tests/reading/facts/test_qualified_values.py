@@ -63,3 +63,11 @@ def test_a_hedged_course_is_unknown(narrative: str) -> None:
 ])
 def test_a_recommended_or_goal_count_is_not_what_the_member_does(narrative: str) -> None:
     assert all(f.status != "present" for f in _measure(narrative, "fingerstick tests"))
+
+
+def test_a_figure_in_another_unit_is_never_read_in_the_usual_one() -> None:
+    # "HbA1c 53 mmol/mol" (IFCC units) is about 7.0%: read as 53 percent it met "HbA1c >= 8%"
+    [fact] = [f for f in read_facts("T2DM, HbA1c 53 mmol/mol.").facts if isinstance(f, MeasureFact)]
+    assert fact.unit == "mmol/mol"
+    [usual] = [f for f in read_facts("T2DM, HbA1c 9.2%.").facts if isinstance(f, MeasureFact)]
+    assert usual.unit == "percent"

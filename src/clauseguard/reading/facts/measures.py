@@ -67,6 +67,8 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
         if am:
             value = float(am.group("n"))
             unit = T.units.get(normalise(am.group("u") or ""), "") if am.group("u") else ""
+            if not am.group("u") and (other := _OTHER_UNIT.match(after, am.end())):
+                unit = normalise(other.group("u"))  # "HbA1c 53 mmol/mol": a unit the threshold's is not (never percent)
             span_end = q.end + am.end()
         elif bm:
             raw = normalise(bm.group("n"))
@@ -135,6 +137,11 @@ def measure_facts(note: Note, mentions: list[Mention]) -> tuple[list[MeasureFact
     if bmi is not None and not any(f.quantity == "body mass index" and f.value is not None for f in out):
         out.append(bmi)
     return out, gaps
+
+
+# a unit written as a ratio right after a figure ("mmol/mol", "mg/dL", "mmol/L"): when the lexicon does not
+# know it, the figure is in that unit, not the measure's usual one
+_OTHER_UNIT: Final = re.compile(r"\s*(?P<u>[a-zµμ]+(?:/[a-z0-9]+)+)(?![\w/])", re.I)
 
 
 def _count_before(before: str, left: int, N: str, units: str, concepts: list[Mention]) -> re.Match[str] | None:
