@@ -5,9 +5,8 @@ days per month only for a part that asks per month, days of the thing the part c
 "How many days per month with headache qualify" is not answered by an approval of "12 months", "how many
 days must each agent be tried" not by "fifteen (15) days per month" (how often a condition occurs), "how
 many months of headache" not by "Approve for 12 months", and "what share of nights" not by a reduction
-"of at least 30%". Each of these went out without a handler on wordings we wrote ourselves, in the same
-shape as released wrong values on the blind holdouts; the words are data (`data/search/cues.yaml`).
-"""
+"of at least 30%". Each of these went out without a handler, on wordings we wrote and on a blind dev set's
+(evals/search_values/*/dev5); the words are data (`data/search/cues.yaml`)."""
 
 from __future__ import annotations
 
@@ -122,8 +121,9 @@ def _figure(v: Stated) -> re.Match[str] | None:
     return re.search(rf"(?<![\d.,]){re.escape(figure)}(?![\d,]|\.\d)", v.context)
 
 
-def _phrase_ends() -> set[str]:
-    return stems(" ".join(sorted(_cues().ends)))
+@lru_cache(maxsize=1)
+def _phrase_ends() -> frozenset[str]:
+    return frozenset(stems(" ".join(sorted(_cues().ends))))
 
 
 def _thing_words(words: str) -> set[str]:
