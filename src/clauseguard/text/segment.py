@@ -20,7 +20,10 @@ from clauseguard.datafiles import load_yaml
 _END: Final = re.compile(r"(?<![.!?])[.!?]++[\"')\]\u201d\u2019]*+(?=\s)")
 _NEXT_STARTS: Final = re.compile(r"\s+[\"'(\[\u201c\u2018]?[A-Z0-9]")
 _LINE_BREAKS: Final = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-\u2022o\u25aa\uf0b7*]\s|\(?[0-9ivxlcIVXLC]{1,4}[.)]\s|\(?[a-zA-Z][.)]\s|-(?:AND|OR)-))")
-_LIST_NUMBER: Final = re.compile(r"(?:^|\s)\(?(?:\d{1,3}|[a-z]|[ivxlc]{1,5})[.)]$", re.IGNORECASE)
+# a list number opens a line or follows a sentence end, colon, semicolon, comma or a joining "and" / "or" (": 1.",
+# "; and, 2."); after a word it is a figure ending its sentence ("BMI 42. Status post ...")
+_LIST_NUMBER: Final = re.compile(r"(?:^|\n[ \t]*|[.!?:;,]\s*|(?:^|\s)(?:and|or)\s+)\(?(?:\d{1,3}|[a-z]|[ivxlc]{1,5})[.)]$",
+                                 re.IGNORECASE)
 
 
 class Sentence(NamedTuple):

@@ -25,7 +25,7 @@ from clauseguard.corpus.criteria import (
 from clauseguard.reading.amend import Override
 from clauseguard.reading.evaluate.kleene import MET, NOT_MET, UNKNOWN, Value, _Judged, k_or
 from clauseguard.reading.evaluate.mapping import _DAYS
-from clauseguard.reading.evaluate.results import Evaluation, Outcome, RuleResult, RuleRole
+from clauseguard.reading.evaluate.results import UNPLACED, Evaluation, Outcome, RuleResult, RuleRole
 from clauseguard.reading.evaluate.tree import TreeJudge, _walk
 from clauseguard.reading.facts import FactSheet
 from clauseguard.reading.lexicon import Lexicon, default_lexicon
@@ -129,8 +129,11 @@ class _Evaluator(TreeJudge):
         unstated = {r.missing for a in iter_atoms(rule.when) if isinstance(a, Count)
                     for r in [self.results.get(a.id)] if r is not None and r.status == UNKNOWN and r.fact is None}
         count_unstated = result.outcome == "undecided" and bool(result.missing) and set(result.missing) <= unstated
+        unplaced = result.outcome == "undecided" and any(
+            r is not None and r.status == UNKNOWN and r.note == UNPLACED
+            for a in iter_atoms(rule.when) if isinstance(a, Count) for r in [self.results.get(a.id)])
         return RuleResult(**{**result.__dict__, "role": rule_role(rule), "narrows": narrows, "beyond": beyond,
-                             "caps": caps, "count_unstated": count_unstated})
+                             "caps": caps, "count_unstated": count_unstated, "count_unplaced": unplaced})
 
     def _rule_outcome(self, rule: Rule) -> RuleResult:
         subject = self._subject_match(rule.subject) if rule.subject is not None else MET

@@ -6,6 +6,7 @@ over what this returns.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -88,7 +89,8 @@ def decide(readings: Iterable[ClauseReading], facts: FactSheet, quantity_questio
     # item is billed: the limit does not decide it (a quantity question still asks for the amount)
     held = quantity_question or amount_asked
     limit_open = [(c, r) for c, r in pick("limit", "undecided") if held or not r.count_unstated]
-    triggered = any(r.trigger == MET and (held or not r.count_unstated) for _, r in rules if r.role == "limit")
+    triggered = any(r.trigger == MET and (held or not r.count_unstated) or r.count_unplaced
+                    for _, r in rules if r.role == "limit")
     if limit_hits:
         # what a policy allows beyond its limit, and on what conditions, decides a request beyond it
         # ... when it starts where an exceeded limit ends ("over 50 a month" after "up to 50 a month"; "beyond 10
@@ -140,4 +142,8 @@ def _starts_at_or_past(start: tuple[float, float], cap: tuple[float, float]) -> 
     """Whether an allowance beyond `start` (amount, window in days) begins at or past a cap over a window
     read alike (a month is 28-31 days)."""
     (value, days), (cap_value, cap_days) = start, cap
-    return same_window(days, cap_days) and value >= cap_value
+    if same_window(days, cap_days):
+        return value >= cap_value
+    # the same bound over another window: "one unit per day" and "in excess of 31 units per 31-day period"
+    finite = all(math.isfinite(d) and d > 0 for d in (days, cap_days))
+    return finite and value / days >= cap_value / cap_days

@@ -9,7 +9,7 @@ import math
 from clauseguard.corpus.criteria import Age, Amount, Count, Measure, Tenure
 from clauseguard.reading.evaluate.kleene import MET, NOT_MET, UNKNOWN, compare
 from clauseguard.reading.evaluate.mapping import _DAYS, AtomReader, _num
-from clauseguard.reading.evaluate.results import AtomResult, Role
+from clauseguard.reading.evaluate.results import UNPLACED, AtomResult, Role
 from clauseguard.reading.facts import AgeFact, MeasureFact, QuantityFact, ServiceFact, TenureFact
 
 
@@ -109,29 +109,54 @@ class QuantityReader(AtomReader):
 
     def _count(self, atom: Count, role: Role) -> AtomResult:
         generic = atom.item in self.generic
+        requested = {c for r in self.requested for c in r.concepts}
         for f in self.facts.of(QuantityFact):
             if not (f.item == atom.item or generic and f.item in self.generic or
                     self._related(f.item, atom.item) is not None or
                     (self._request_is_concept(atom.item) == MET and f.item in self.generic)):
-                continue
+                if not (generic and f.item in requested):
+                    continue
+                by_request = True
+            else:
+                by_request = False
+            # an amount read as the requested service itself ("45 sensors per month" against "one unit per day")
+            # counts only where it goes over the limit: it may show a limit exceeded, never kept
+            over = NOT_MET if atom.comparator in ("<=", "<") else MET
             fact_days = f.per.length * _DAYS[f.per.unit]
             atom_days = atom.per.length * _DAYS[atom.per.unit]
             desc = f"{_num(f.value)} {f.item}(s) per {f.per.label}"
+            if f.conflicting and by_request:
+                continue
             if f.conflicting:  # two amounts for one item and period: never a pick
                 return self._record(atom, role, UNKNOWN, desc, f.span, f.source, missing=f"{atom.item} per {atom.per.label}",
                                     note="the request states conflicting values")
             if same_window(fact_days, atom_days):
-                return self._record(atom, role, compare("==", f.value, atom.comparator, atom.value), desc, f.span, f.source)
+                verdict = compare("==", f.value, atom.comparator, atom.value)
+                if not by_request or verdict == over:
+                    return self._record(atom, role, verdict, desc, f.span, f.source)
+                continue
             if math.isfinite(atom_days) and fact_days > atom_days and atom.comparator in ("<=", "<"):
                 # over a longer window the limit scales: a total above the scaled limit exceeds it
                 scaled = atom.value * fact_days / atom_days
-                return self._record(atom, role, compare("==", f.value, atom.comparator, scaled), desc, f.span, f.source,
-                                    note=f"compared with {_num(round(scaled, 2))} per {f.per.label}")
+                verdict = compare("==", f.value, atom.comparator, scaled)
+                if not by_request or verdict == over:
+                    return self._record(atom, role, verdict, desc, f.span, f.source,
+                                        note=f"compared with {_num(round(scaled, 2))} per {f.per.label}")
+                continue
+            if by_request:
+                continue
             return self._record(atom, role, UNKNOWN, desc, f.span, f.source, missing=f"{atom.item} per {atom.per.label}",
                                 note="stated over a window the limit cannot be read against")
         prior = self._prior_count(atom)
+        if prior is not None and prior[0] is None:
+            # a prior one the request names but does not date or count ("status post sleeve gastrectomy"):
+            # the limit is not left to billing, and the window cannot be checked
+            fact = prior[1]
+            return self._record(atom, role, UNKNOWN, f"a prior {atom.item}, not dated", fact.span, fact.source,
+                                missing=f"prior {atom.item} in the last {atom.per.label}", note=UNPLACED)
         if prior is not None:
             count, fact = prior
+            assert count is not None
             total = count + 1  # the requested one counts too
             desc = f"{_num(count)} prior in the {atom.per.label} window, plus this request"
             verdict = compare("==", total, atom.comparator, atom.value)
@@ -143,13 +168,23 @@ class QuantityReader(AtomReader):
             return self._record(atom, role, verdict, desc, fact.span, fact.source)
         return self._unstated(atom, role, f"prior {atom.item} in the last {atom.per.label}")
 
-    def _prior_count(self, atom: Count) -> tuple[float, ServiceFact] | None:
+    def _prior_count(self, atom: Count) -> tuple[float | None, ServiceFact] | None:
+        """Prior ones in the limit's window: (count, the fact saying so); (None, fact) when the request
+        names a prior one of this very service with no date or count that places it; None when it says
+        nothing of prior ones."""
         window_days = atom.per.length * _DAYS[atom.per.unit]
+        undated: ServiceFact | None = None
         for f in self.facts.of(ServiceFact):
             if f.requested:
                 continue
             if f.concepts and not any(self._same_service(c, atom.item) for c in f.concepts):
+                if any(self._kind_named_in(c, atom.item) for c in f.concepts) and f.status == "present" and undated is None \
+                        and (f.named_prior or f.prior_count):
+                    undated = f  # "a second psychotherapy session" against "one 60-minute session a week": may be one
                 continue
+            if f.status == "present" and f.concepts and atom.per.unit == "lifetime" and f.prior_count is None \
+                    and (f.named_prior or f.ago_days is not None):
+                return 1.0, f  # any earlier one falls in a lifetime, whenever it was
             if f.within is not None:
                 fact_days = f.within.length * _DAYS[f.within.unit]
                 if f.prior_count == 0 and (fact_days + 0.5 >= window_days or
@@ -165,10 +200,24 @@ class QuantityReader(AtomReader):
                 least = f.ago_least if f.ago_least is not None else f.ago_days
                 if f.ago_days <= window_days:
                     return 1.0, f
-                if least > window_days and f.on_date is None:
+                if least > window_days and f.on_date in (None, "age"):
                     return 0.0, f  # a calendar date fails a limit, never clears one (as for a visit's window)
-                continue  # a month that straddles the window's start: it may be inside or not
-        return None
+                if f.named_prior and undated is None:
+                    undated = f  # a month or a year that straddles the window's start: it may be inside or not
+                continue
+            # an unnamed one ("already had a session") only against a limit on a named service, never on bare units
+            if f.status == "present" and f.named_prior and f.within is None and f.ago_days is None and undated is None \
+                    and (f.concepts or atom.item not in self.generic):
+                undated = f
+        return (None, undated) if undated is not None else None
+
+    def _kind_named_in(self, concept: str, item: str) -> bool:
+        """An item the lexicon does not know whose words name the concept or a kind of it ("60-minute
+        psychotherapy session"): a prior one of the concept may or may not be one of these."""
+        if self.lex.knows(item):
+            return False
+        return any(self._related(concept, m.name) is not None or self._related(m.name, concept) is not None
+                   for m in self.lex.find_concepts(item))
 
     def _same_service(self, concept: str, item: str) -> bool:
         if item in self.generic:

@@ -5,7 +5,7 @@ outcome, and the clause's answer. Plain frozen records: nothing here evaluates.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from clauseguard.corpus.criteria import Span
 from clauseguard.reading.evaluate.kleene import Value
@@ -33,6 +33,9 @@ class AtomResult:
 
 
 RuleRole = Literal["exclusion", "limit", "criteria"]
+# the note on a count the request's prior use leaves open ("status post gastric bypass" against a limit per
+# 12 months): such a limit is not left to billing
+UNPLACED: Final = "a prior one the request names but does not date or count"
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,9 @@ class RuleResult:
     caps: tuple[tuple[float, float], ...] = ()
     # undecided only because the request states no amount or prior use to hold against the rule's counts
     count_unstated: bool = False
+    # undecided because the request states prior use the rule's counts cannot place ("status post gastric
+    # bypass", "a second session this week" against a 60-minute-session limit): the limit is not left to billing
+    count_unplaced: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ the request says it lacks is a gap, never a count of zero.
 
 from __future__ import annotations
 
+import math
 import re
 
+from clauseguard.corpus.codes import is_procedure_code
 from clauseguard.corpus.criteria import Period
 from clauseguard.reading.facts.assertion import value_assertion
 from clauseguard.reading.facts.mentions import Mention
@@ -20,7 +22,8 @@ from clauseguard.reading.facts.sheet import DocumentationFact, GapFact, Quantity
 from clauseguard.reading.facts.values import dated_after
 from clauseguard.reading.lexicon import normalise
 
-ITEM = r"(?P<item>(?:[a-z][a-z\-]*\s+){0,3}?[a-z][a-z\-]*)"
+# a counted noun phrase, its head a word; a billing code may name it ("a second 90837 session")
+ITEM = r"(?P<item>(?:[a-z0-9][a-z0-9\-]*\s+){0,3}?[a-z][a-z\-]*)"
 
 
 def _owner(mentions: list[Mention], s_start: int, s_end: int, at: int) -> Mention | None:
@@ -34,6 +37,9 @@ def _owner(mentions: list[Mention], s_start: int, s_end: int, at: int) -> Mentio
     return min(after, key=lambda o: o.start) if after else None
 
 
+_NEAR = 24  # characters either side of a service that a history cue names it as a prior one from
+
+
 def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact], list[GapFact]]:
     """Prior services: 'prior sleep study five months ago', 'no screening in the past calendar year'."""
     out: list[ServiceFact] = []
@@ -41,6 +47,11 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
     lex = note.lexicon
     history = lex.pattern(lex.phrases(C, "service_history"), "cue-service-history")
     latest = lex.pattern(lex.phrases(C, "latest_occasion"), "cue-latest-occasion")
+    repeat = lex.pattern(lex.phrases(C, "repeat_words"), "cue-repeat")
+    # the service word ends its noun phrase ("gastric bypass in 2017", "sleeve gastrectomy 2019."), not a
+    # modifier of another noun ("completed insulin pump training")
+    followers = "|".join(r"\s+".join(map(re.escape, w.split())) for w in lex.phrases(C, "service_name_followers"))
+    ends_the_name = re.compile(rf"\s*(?:$|[,.;:()\-\d]|(?:{followers})(?![\w-]))", re.I)
     N, T = note.number_re, note.time_re
     for m in mentions:
         if m.kind not in ("service", "generic") or m.assertion == "family":
@@ -49,7 +60,10 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
             gaps.append(GapFact("service", m.name, note.span(m.start, m.end)))
             continue
         if m.assertion in ("planned", "possible"):
-            continue  # a service ordered, requested or hedged has not been had
+            # a service ordered, requested or hedged has not been had; a repeat of it says one was
+            if m.assertion == "planned" and m.status != "absent" and repeat.search(note.clean, max(0, m.start - 20), m.start):
+                out.append(ServiceFact((m.name,) if m.kind == "service" else (), note.span(m.start, m.end), named_prior=True))
+            continue
         s_start, s_end = note.sentence_of(m.start)
         clause = note.clean[s_start:s_end]
         has_cue = history.search(note.clean, s_start, s_end) is not None
@@ -59,6 +73,15 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
         # "office visit 03/22/2024", "last saw him in March 2024", "seen in person today": a date right after it
         # (only for a named service: a bare "session" or "visit" may be the requested one itself)
         on = dated_after(note, m.end, s_end) if ago is None and m.kind == "service" else None
+        if on is None and ago is None and m.kind == "service":
+            # "the current pump is 5 years old": supplied at least that long ago, no later bound
+            old = re.compile(rf"[^.;]{{0,20}}?(?<![\w-])(?P<more>(?:more\s+than|over)\s+)?(?P<n>{N})[\s-]+(?P<t>{T})[\s-]+old(?![\w-])",
+                             re.I).match(note.clean, m.end, s_end)
+            age = note.days_of(old.group("n"), old.group("t")) if old else None
+            if old is not None and age is not None:
+                # "2 years old" is two to three years; "more than 4 years old" has no upper bound
+                most = math.inf if old.group("more") else age + (note.days_of("1", old.group("t")) or 0.0)
+                on = (age, most, old.end(), "age")
         window = re.search(r"(?:in|within|during)\s+the\s+(?:past|last|previous|same|current|preceding)\s+(?P<w>[^,.;]+?)"
                            r"(?=$|[,.;]|\s+(?:and|but|with)\s)", clause, re.I) or \
             re.search(r"(?:earlier|already)\s+(?:in\s+)?(?:the\s+)?(?P<w>same\s+calendar\s+year|this\s+calendar\s+year|this\s+year)",
@@ -78,9 +101,13 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
             out.append(ServiceFact(concepts, span, status="absent", within=within, prior_count=0.0, assertion="negated"))
         elif m.status == "present" and (ago_days is not None or within is not None or has_cue):
             count = 1.0 if within is not None else None
+            # the cue next to the service itself ("prior X", "s/p X", "X performed"), not elsewhere in the sentence
+            near = (history.search(note.clean, max(s_start, m.start - _NEAR), m.start) is not None or
+                    history.search(note.clean, m.end, min(s_end, m.end + _NEAR)) is not None) and \
+                ends_the_name.match(note.clean, m.end, s_end) is not None
             out.append(ServiceFact(concepts, span, ago_days=ago_days, ago_least=ago_least, on_date=on[3] if on else None,
                                    within=within, prior_count=count,
-                                   latest=latest.search(clause) is not None))
+                                   latest=latest.search(clause) is not None, named_prior=near))
     return out, gaps
 
 
@@ -89,9 +116,9 @@ def count_facts(note: Note, mentions: list[Mention]) -> list[ServiceFact]:
     "this is the 12th visit this year" (11 prior, the requested one is the 12th)."""
     out: list[ServiceFact] = []
     T = note.tables
-    cardinal, ordinal_re, opening, boundaries = note.rules_derived("facts.count-patterns", _count_patterns)
+    cardinal, ordinal_re, numbered, opening, boundaries = note.rules_derived("facts.count-patterns", _count_patterns)
     concepts_found = [m for m in mentions if m.kind in ("condition", "therapy", "service")]
-    for pattern, is_ordinal in ((cardinal, False), (ordinal_re, True)):
+    for pattern, is_ordinal in ((cardinal, False), (ordinal_re, True), (numbered, True)):
         for m in pattern.finditer(note.clean):
             first = m.start("o") if is_ordinal else m.start("n")
             if any(c.start <= first < c.end for c in concepts_found):
@@ -107,11 +134,13 @@ def count_facts(note: Note, mentions: list[Mention]) -> list[ServiceFact]:
                 if any(w in boundaries for w in before):
                     continue  # "after the tenth visit" is a boundary, not the requested occasion
                 raw = normalise(m.group("o"))
-                value = float(raw[:-2]) if raw[:-2].isdigit() else T.ordinals.get(raw)
+                value = float(raw) if raw.isdigit() else float(raw[:-2]) if raw[:-2].isdigit() else T.ordinals.get(raw)
                 if value is None or value < 1:
                     continue
                 prior = value - 1  # the requested one is the n-th
             else:
+                if is_procedure_code(m.group("n")):
+                    continue  # "90837 session this week": the code names the service, it counts nothing
                 found = note.num_at(m.group("n"))
                 if found is None:
                     continue
@@ -128,13 +157,14 @@ def count_facts(note: Note, mentions: list[Mention]) -> list[ServiceFact]:
     return out
 
 
-def _count_patterns(note: Note) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], frozenset[str]]:
+def _count_patterns(note: Note) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str], frozenset[str]]:
     """The count readings' patterns, built once per lexicon and rules."""
     T, lex, N = note.tables, note.lexicon, note.number_re
     ordinal = "|".join(sorted(map(re.escape, T.ordinals), key=len, reverse=True))
     occasions = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(T.count_occasions, key=len, reverse=True))
     window = (r"(?P<w>(?:this|the\s+same|the\s+current|the)\s+(?:[a-z]+\s+)?year"
-              rf"|(?:this|the\s+same|the\s+current)\s+(?:{occasions or 'year'}))")
+              rf"|(?:this|the\s+same|the\s+current)\s+(?:{occasions or 'year'})"
+              r"|(?:this|the\s+same|the\s+current)\s+(?:calendar\s+)?(?:week|month|day))")
     count_links = "|".join(r"\s+".join(map(re.escape, w.split()))
                            for w in sorted(lex.phrases(C, "count_links"), key=len, reverse=True))
     links = rf"(?:(?:{count_links})\s+){{0,3}}"
@@ -142,10 +172,12 @@ def _count_patterns(note: Note) -> tuple[re.Pattern[str], re.Pattern[str], re.Pa
     cardinal = re.compile(rf"(?<![\w-])(?P<n>{N})\s+{ITEM}\s+{links}{window}(?![\w-])", re.I)
     ordinal_re = re.compile(rf"(?<![\w-])(?P<o>\d+(?:st|nd|rd|th)|{ordinal})(?:\s*\(\s*\d+(?:st|nd|rd|th)\s*\))?\s+"
                             rf"{ITEM}\s+{links}{window}(?![\w-])", re.I)
+    # "HBOT session number 6 for this episode", "visit #3 this year": the requested one's number in its window
+    numbered = re.compile(rf"(?<![\w-]){ITEM}\s+(?:number\s+|no\.\s*|#\s*)?(?P<o>\d{{1,3}})\s+{links}{window}(?![\w-])", re.I)
     first_words = [w for w, v in T.ordinals.items() if v == 1] + ["1st"]
     opening = re.compile(rf"(?<![\w-])(?:the|a|this)\s+(?:{'|'.join(map(re.escape, first_words))})\s+{ITEM}\s+"
                          rf"(?:is|was|being)?\s*(?:requested|planned|scheduled|ordered|proposed)(?![\w-])", re.I)
-    return cardinal, ordinal_re, opening, boundaries
+    return cardinal, ordinal_re, numbered, opening, boundaries
 
 
 def counted_service(note: Note, item: str) -> tuple[str, ...] | None:
@@ -156,6 +188,7 @@ def counted_service(note: Note, item: str) -> tuple[str, ...] | None:
     head = words[-1]
     singular = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
     services = [c.name for c in lex.find_concepts(item) if lex.concepts[c.name].domain == "service"]
+    services += [c for w in words if w[:1].isdigit() for c in lex.services_for_code(w.upper()) if c not in services]
     generic = note.tables.generic
     if head in generic or singular in generic:
         return tuple(services[-1:])
@@ -165,13 +198,13 @@ def counted_service(note: Note, item: str) -> tuple[str, ...] | None:
 
 
 def _count_window(note: Note, text: str) -> Period | None:
-    name = normalise(text)
+    name = re.sub(r"\bcalendar\s+(?=week|month|day)", "", normalise(text))
     occasion = note.tables.count_occasions.get(re.sub(r"^(?:this|the same|the current)\s+", "", name))
     if occasion is not None:
         return Period(1.0, occasion)  # type: ignore[arg-type]
     if name in note.tables.period_names:
         return Period(1.0, note.tables.period_names[name])  # type: ignore[arg-type]
-    period = note.period_text(text)
+    period = note.period_text(name)
     return period if period is not None and period.unit != "year" else None
 
 

@@ -123,10 +123,11 @@ class ServiceFact:
     status: Status = "present"
     ago_days: float | None = None  # when a prior one happened: the most days before the request
     ago_least: float | None = None  # the fewest days, when the note dates it only by its month ("in March 2024")
-    on_date: str | None = None  # "day" or "month": the note dates it by the calendar, not by how long ago
+    on_date: str | None = None  # "day", "month" or "year": the note dates it by the calendar; "age": "5 years old"
     latest: bool = False  # the note says it was the latest one ("last seen in March", "most recent visit")
     within: Period | None = None  # the window a stated count of prior ones covers
     prior_count: float | None = None  # prior ones in `within` (0 for "no ... in the past 12 months")
+    named_prior: bool = False  # a history cue names this one as had before ("prior X", "s/p X", "repeat X")
     source: str = NARRATIVE
     assertion: Assertion = "affirmed"
 

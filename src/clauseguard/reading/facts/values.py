@@ -189,6 +189,9 @@ def date_range(note: Note, raw: str) -> tuple[date, date] | None:
     return first, first
 
 
+_YEAR: Final = re.compile(r"[\s,(]*(?:in\s+)?(?P<y>(?:19|20)\d{2})(?![\w/.\-]*\d)")
+
+
 def dated_after(note: Note, end: int, stop: int) -> tuple[float, float, int, str | None] | None:
     """When an event named just before `end` took place, from a date or a word of time written right after
     it ("office visit 03/22/2024", "last saw him in March 2024", "seen in person today"): (fewest, most)
@@ -206,6 +209,13 @@ def dated_after(note: Note, end: int, stop: int) -> tuple[float, float, int, str
         first, last = span[0], min(span[1], note.as_of)
         return (float((note.as_of - last).days), float((note.as_of - first).days), found.end(),
                 "day" if span[0] == span[1] else "month")
+    # a year alone ("gastric bypass 2018", "sequencing (2022, accredited lab)"): every day of that year
+    year = _YEAR.match(note.clean, link.end() if link else end, stop)
+    if year is not None:
+        first, last = date(int(year.group("y")), 1, 1), date(int(year.group("y")), 12, 31)
+        if first > note.as_of:
+            return None
+        return (float((note.as_of - min(last, note.as_of)).days), float((note.as_of - first).days), year.end(), "year")
     words = note.tables.ago_words
     if not words:
         return None
