@@ -32,9 +32,11 @@ class Region:
 def find_sections(note: Note, pipeline: Pipeline) -> list[tuple[int, int, str]]:
     """(start, end, category) of each section body, as character offsets: from a heading the sectionizer
     found to the next heading, or to the next line that opens with a label of its own ("Clinical
-    rationale: ..."), which ends the section before it whether or not the rules know that label."""
+    rationale: ..."), which ends the section before it whether or not the rules know that label; and the
+    sections a status-setting heading opens inside a line, which end the one they interrupt."""
     doc = note.doc
-    labels = [m.start() for m in _LABEL_LINE.finditer(note.clean)]
+    inline = _inline_sections(note)
+    labels = [m.start() for m in _LABEL_LINE.finditer(note.clean)] + [start for start, _, _ in inline]
     out: list[tuple[int, int, str]] = []
     for section in doc._.sections:
         if section.category is None:
@@ -44,7 +46,28 @@ def find_sections(note: Note, pipeline: Pipeline) -> list[tuple[int, int, str]]:
         end = doc[end_tok - 1].idx + len(doc[end_tok - 1].text) if end_tok > start_tok else start
         end = min([end, *(p for p in labels if start < p < end)])
         out.append((start, end, str(section.category)))
+    return out + inline
+
+
+def _inline_sections(note: Note) -> list[tuple[int, int, str]]:
+    """A heading that opens a sentence inside a line ("T2DM on metformin. Plan: insulin glargine qHS"), for
+    the sections whose heading sets a status (`inline_sections`): to the end of that line, or to the next
+    label in it."""
+    rules = note.rules.section("sections.yaml")
+    out: list[tuple[int, int, str]] = []
+    for category in rules.get("inline_sections") or ():
+        headings = sorted((str(h) for h in rules["sections"][category]), key=len, reverse=True)
+        alt = "|".join(r"\s+".join(map(re.escape, h.split())) for h in headings)
+        for m in re.finditer(rf"(?<=[.;!?])[ \t]+(?:{alt})[ \t]*:", note.clean, re.I):
+            line_end = note.clean.find("\n", m.end())
+            end = len(note.clean) if line_end < 0 else line_end
+            nxt = _INLINE_LABEL.search(note.clean, m.end(), end)
+            out.append((m.start() + len(m.group()) - len(m.group().lstrip()), nxt.start() if nxt else end, str(category)))
     return out
+
+
+# a further label inside the line ("... qHS. Follow-up: 3 months"): it ends an inline section
+_INLINE_LABEL: Final = re.compile(r"(?<=[.;!?])[ \t]+[A-Za-z][A-Za-z/&'() -]{0,30}:")
 
 
 # A line that opens with a short label and its colon: a form's field or a note's heading.
@@ -60,7 +83,21 @@ def assert_mentions(note: Note, pipeline: Pipeline, mentions: Sequence[Mention])
         m.section = note.section_at(m.start)
         if _settle(note, m, modifiers):
             kept.append(m)
+    _counts_of_planned(note, kept)
     return _form_labels(note, kept)
+
+
+def _counts_of_planned(note: Note, mentions: list[Mention]) -> None:
+    """A count of doses (a quantity that defines a regimen, values.yaml `regimens_by_count`) in a sentence that
+    plans a therapy counts that planned regimen ("Plan: insulin glargine qHS plus lispro TID (4 injections/day)"):
+    planned too. Any other count keeps its own status ("P: fingersticks QID; start basal insulin"): plans restate
+    what the member does as often as what is to come."""
+    planned = {note.sentence_of(m.start) for m in mentions if m.kind == "therapy" and m.assertion == "planned"}
+    dosing = {str(rule["quantity"]) for rule in note.rules.values("regimens_by_count").values()}
+    for m in mentions:
+        if m.kind == "quantity" and m.name in dosing and m.assertion == "affirmed" and not m.by_cue \
+                and note.sentence_of(m.start) in planned:
+            m.assertion = "planned"
 
 
 def _form_labels(note: Note, mentions: list[Mention]) -> list[Mention]:

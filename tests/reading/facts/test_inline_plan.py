@@ -1,0 +1,48 @@
+"""A plan written inside a line is a plan (a blind hunt, 2026-12-07, found "T2DM on metformin. Plan: insulin
+glargine ..." read as insulin received, and a CGM auto-determined COVERED): a heading that opens a sentence
+inside a line starts its section for the headings that set a status; the dose count of a planned regimen is
+planned with it; a count the plan restates as ongoing keeps its status. Our own wording, in handler, SOAP and
+form styles."""
+
+from __future__ import annotations
+
+import pytest
+
+from clauseguard.reading.facts import MeasureFact, TherapyFact, read_facts
+
+
+def _therapies(narrative: str) -> dict[str, str]:
+    return {f.therapy: f.assertion for f in read_facts(narrative).facts if isinstance(f, TherapyFact)}
+
+
+def _measures(narrative: str) -> dict[str, str]:
+    return {f.quantity: f.assertion for f in read_facts(narrative).facts if isinstance(f, MeasureFact)}
+
+
+@pytest.mark.parametrize(("narrative", "therapy"), [
+    ("T2DM on metformin. Plan: insulin glargine qHS.", "basal insulin"),  # handler line
+    ("Moderate RA; plan: methotrexate, biologic if no response.", "methotrexate"),
+    ("Dx E11.9. Requested: basal-bolus insulin regimen.", "intensive insulin regimen"),  # a form's inline field
+])
+def test_a_heading_inside_a_line_plans_what_follows(narrative: str, therapy: str) -> None:
+    assert _therapies(narrative)[therapy] == "planned"
+
+
+def test_what_comes_before_the_inline_heading_keeps_its_status() -> None:
+    assert _therapies("T2DM on metformin. Plan: insulin glargine qHS.")["metformin"] == "affirmed"
+
+
+def test_the_dose_count_of_a_planned_regimen_is_planned() -> None:
+    assert _measures("T2DM. Plan: insulin glargine qHS plus lispro TID (4 injections/day).")["insulin injections"] == "planned"
+
+
+@pytest.mark.parametrize("narrative", [
+    "Fingersticks QID; will start basal insulin.",  # another count in a sentence that plans a therapy
+    "S: T1DM.\nP: Continue fingerstick testing QID. Start CGM.",  # the plan says the count goes on
+])
+def test_a_count_the_member_keeps_up_is_not_planned(narrative: str) -> None:
+    assert _measures(narrative)["fingerstick tests"] == "affirmed"
+
+
+def test_a_one_line_soap_note_plans_after_its_p() -> None:
+    assert _therapies("S: T2DM, on metformin. P: insulin glargine qHS.")["basal insulin"] == "planned"
