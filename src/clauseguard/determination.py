@@ -279,6 +279,12 @@ def conflicts_of(res: Resolution, rd: Read, req: DeterminationRequest) -> tuple[
             found.append(Conflict(text, resolved_by_precedence=True, request_relies_on_overridden=relied))
             shown.append(ConflictReport(sources=ids, overridden_by=list(rd.decision.deciding), precedence="policy > FAQ",
                                         description=text, request_relies_on_overridden=relied))
+    for flag in rd.facts.flags:
+        if flag.kind == "service_discrepancy":
+            # the codes bill one service and the narrative asks for another: no precedence settles which was meant
+            found.append(Conflict(flag.message, resolved_by_precedence=False, request_relies_on_overridden=False))
+            shown.append(ConflictReport(sources=[], overridden_by=[], precedence="none: codes and narrative disagree",
+                                        description=flag.message, request_relies_on_overridden=False))
     for clause_id, overrides in sorted(rd.overrides.items()):
         for o in overrides:
             text = f"rider clause {o.rider_clause} {o.amendment.action}s a requirement of {clause_id}"

@@ -46,3 +46,11 @@ def test_a_count_the_member_keeps_up_is_not_planned(narrative: str) -> None:
 
 def test_a_one_line_soap_note_plans_after_its_p() -> None:
     assert _therapies("S: T2DM, on metformin. P: insulin glargine qHS.")["basal insulin"] == "planned"
+
+
+@pytest.mark.parametrize("narrative", [
+    "Methotrexate was prescribed at today's visit and is due to start next week.",  # referral letter
+    "Insulin glargine: first dose tomorrow.",  # handler line
+])
+def test_a_start_still_to_come_is_planned(narrative: str) -> None:
+    assert set(_therapies(narrative).values()) == {"planned"}

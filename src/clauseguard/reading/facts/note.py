@@ -17,7 +17,7 @@ from clauseguard.corpus.criteria import Period, Span
 from clauseguard.reading.facts.rules import Rules
 from clauseguard.reading.lexicon import Lexicon, Token, normalise, tokenize
 
-FlagKind = Literal["instruction", "reported_speech", "discrepancy", "unknown_code", "input"]
+FlagKind = Literal["instruction", "reported_speech", "discrepancy", "service_discrepancy", "unknown_code", "input"]
 NUMBER_TOKEN: Final = re.compile(r"\d+(?:\.\d+)?")
 C: Final = "cues.yaml"
 

@@ -14,6 +14,7 @@ from clauseguard.corpus.criteria import Criteria, all_atoms
 from clauseguard.reading.facts.acuity import acuity_facts
 from clauseguard.reading.facts.ages import age_facts, onset_from_age
 from clauseguard.reading.facts.assertion import assert_mentions, find_sections, relative_regions
+from clauseguard.reading.facts.requests import narrative_requests
 from clauseguard.reading.facts.changes import counted_changes
 from clauseguard.reading.facts.codes import code_facts, reconcile
 from clauseguard.reading.facts.diagnoses import condition_facts
@@ -121,6 +122,7 @@ def read_facts(
     facts = qualified(note, facts)  # "fewer than 4 a day" is < 4; "two to four", "nearly 3 months": no figure
     facts = consolidate(sorted(facts, key=fact_order))  # a value stated twice is one fact; two values for one are a conflict
     facts.extend(services)
+    facts.extend(narrative_requests(note, mentions, services))  # "Requesting endoscopic sleeve gastroplasty"
     if structured is not None:
         facts = structured_facts(note, structured, facts)
     facts.sort(key=fact_order)

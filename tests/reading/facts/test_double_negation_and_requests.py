@@ -1,0 +1,54 @@
+"""Two findings of a blind hunt (2026-12-07) that auto-determined COVERED: a negation of a negation cue
+("Not free of comorbidity: COPD") read as a denial, and a narrative asking for another service than the
+procedure code bills ("Requesting endoscopic sleeve gastroplasty" under a sleeve-gastrectomy code). The
+narrative governs, the discrepancy goes to a person. Our own wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from clauseguard.corpus.sources import open_corpus
+from clauseguard.engine import Engine
+from clauseguard.reading.facts import ConditionFact, ServiceFact, read_facts
+
+
+@pytest.mark.parametrize("narrative", [
+    "High pretest probability of OSA. Not free of comorbidity: COPD.",
+    "OSA likely; not without comorbidity - CHF (EF 30%).",
+])
+def test_a_negated_negation_cue_is_no_denial(narrative: str) -> None:
+    conditions = [f for f in read_facts(narrative).facts if isinstance(f, ConditionFact)]
+    assert conditions and all(f.status == "present" for f in conditions)
+
+
+@pytest.fixture(scope="module")
+def demo() -> Engine:
+    return Engine(open_corpus("demo", None))
+
+
+def _ask(engine: Engine, narrative: str) -> tuple[str, str, list[str]]:
+    answer = engine.determine({"payer_id": "KHP", "plan_id": "KHP-HMO-CORE", "procedure_codes": ["43775"],
+                               "diagnosis_codes": [], "as_of_date": "2024-08-01", "narrative": narrative,
+                               "question": "Is sleeve gastrectomy covered?"}).as_json()
+    return answer["gate"], answer["outcome"], [c["description"] for c in answer["conflicts"]]
+
+
+@pytest.mark.parametrize("narrative", [
+    "BMI 42. Requesting endoscopic sleeve gastroplasty. Psych eval: no contraindication.",
+    "BMI 42. Intragastric balloon placement requested. Psychological evaluation found no contraindication.",
+])
+def test_a_narrative_asking_for_another_service_governs_and_goes_to_a_person(demo: Engine, narrative: str) -> None:
+    gate, outcome, conflicts = _ask(demo, narrative)
+    # the excluded procedure the narrative names decides, and the code-narrative mismatch needs a person
+    assert (gate, outcome) == ("REVIEW", "NOT_COVERED")
+    assert any("narrative requests" in c for c in conflicts)
+
+
+@pytest.mark.parametrize(("narrative", "code"), [
+    ("BMI 42. Requesting laparoscopic sleeve gastrectomy. Psych eval: no contraindication.", "43775"),  # the coded one
+    ("Cardiology requests noninvasive FFR derived from coronary CT.", "0501T"),  # CT: a part of the request's object
+])
+def test_the_coded_service_named_again_is_no_discrepancy(narrative: str, code: str) -> None:
+    facts = read_facts(narrative, procedure_codes=[code]).facts
+    assert [f for f in facts if isinstance(f, ServiceFact) and f.requested] == \
+        [f for f in facts if isinstance(f, ServiceFact) and f.requested and f.source != "narrative"]
