@@ -14,7 +14,6 @@ from clauseguard.corpus.criteria import Criteria, all_atoms
 from clauseguard.reading.facts.acuity import acuity_facts
 from clauseguard.reading.facts.ages import age_facts, onset_from_age
 from clauseguard.reading.facts.assertion import assert_mentions, find_sections, relative_regions
-from clauseguard.reading.facts.requests import narrative_requests
 from clauseguard.reading.facts.changes import counted_changes
 from clauseguard.reading.facts.codes import code_facts, reconcile
 from clauseguard.reading.facts.diagnoses import condition_facts
@@ -27,6 +26,7 @@ from clauseguard.reading.facts.qualified import qualified
 from clauseguard.reading.facts.regimen import regimen_counts, regimens_by_count
 from clauseguard.reading.facts.relatives import about_relative, relative_facts
 from clauseguard.reading.facts.repeats import consolidate
+from clauseguard.reading.facts.requests import narrative_requests
 from clauseguard.reading.facts.rules import Rules, default_rules
 from clauseguard.reading.facts.services import (
     count_facts,

@@ -14,7 +14,6 @@ from clauseguard.reading.facts.mentions import Mention
 from clauseguard.reading.facts.note import C, Flag, Note
 from clauseguard.reading.facts.sheet import ServiceFact
 
-
 _GAP_WORDS = 2  # "Requesting an implantable insulin pump": an article and a word between the cue and the service
 _GAP_CHARS = 3  # "Body-contouring surgery requested", "Sleeve gastrectomy: requested"
 
