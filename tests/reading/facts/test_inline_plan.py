@@ -54,3 +54,16 @@ def test_a_one_line_soap_note_plans_after_its_p() -> None:
 ])
 def test_a_start_still_to_come_is_planned(narrative: str) -> None:
     assert set(_therapies(narrative).values()) == {"planned"}
+
+
+@pytest.mark.parametrize(("narrative", "status"), [
+    ("BMI 42. Plan: preoperative psychological evaluation; no contraindication expected.", "planned"),
+    ("Breast cancer at 41. Plan: pre-test genetic counselling.", "planned"),
+    ("A: obesity.\nP: Psych eval completed, no contraindication.", "affirmed"),  # its clause says it was done
+])
+def test_an_evaluation_under_a_plan_is_a_step_to_come_unless_done(narrative: str, status: str) -> None:
+    from clauseguard.reading.facts import ConditionFact
+
+    steps = [f for f in read_facts(narrative).facts if isinstance(f, ConditionFact)
+             and f.concept in ("psychological evaluation", "genetic counselling")]
+    assert [f.assertion for f in steps] == [status]

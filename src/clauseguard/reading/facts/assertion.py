@@ -159,8 +159,10 @@ def _settle(note: Note, m: Mention, modifiers: tuple[Any, ...]) -> bool:
     # a step done for the member (training, attempts to adjust treatment) takes a heading as a service does,
     # though the lexicon keeps it among the states a record shows, unless its own words say it was done
     # ("P: Trained by the diabetes educator")
+    clause = note.clean[slice(*note.clause_bounds(m.start, stop_words=False))]  # "P: Psych eval completed, ..."
     step = m.name in (sections.get("step_concepts") or ()) and not (
-        set(normalise(note.clean[m.start:m.end]).split()) & set(sections.get("step_done_words") or ()))
+        (set(normalise(note.clean[m.start:m.end]).split()) | set(normalise(clause).split()))
+        & set(sections.get("step_done_words") or ()))
     effect = effects.get("step" if step else m.kind)
     if effect == "drop":
         return False
