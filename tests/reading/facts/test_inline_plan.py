@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from clauseguard.reading.facts import MeasureFact, TherapyFact, read_facts
+from clauseguard.reading.facts import ConditionFact, MeasureFact, TherapyFact, read_facts
 
 
 def _therapies(narrative: str) -> dict[str, str]:
@@ -62,8 +62,6 @@ def test_a_start_still_to_come_is_planned(narrative: str) -> None:
     ("A: obesity.\nP: Psych eval completed, no contraindication.", "affirmed"),  # its clause says it was done
 ])
 def test_an_evaluation_under_a_plan_is_a_step_to_come_unless_done(narrative: str, status: str) -> None:
-    from clauseguard.reading.facts import ConditionFact
-
     steps = [f for f in read_facts(narrative).facts if isinstance(f, ConditionFact)
              and f.concept in ("psychological evaluation", "genetic counselling")]
     assert [f.assertion for f in steps] == [status]
