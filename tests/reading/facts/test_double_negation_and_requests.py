@@ -52,3 +52,13 @@ def test_the_coded_service_named_again_is_no_discrepancy(narrative: str, code: s
     facts = read_facts(narrative, procedure_codes=[code]).facts
     assert [f for f in facts if isinstance(f, ServiceFact) and f.requested] == \
         [f for f in facts if isinstance(f, ServiceFact) and f.requested and f.source != "narrative"]
+
+
+@pytest.mark.parametrize(("narrative", "concept"), [
+    ("Possible MDD. Treatment plan with measurable goals.", "major depressive disorder"),  # handler line
+    ("Rule out MDD.", "major depressive disorder"),
+    ("New-onset headache. Equivocal papilledema on fundoscopy.", "papilledema"),  # the hedge before the finding
+])
+def test_a_hedged_finding_is_no_finding(narrative: str, concept: str) -> None:
+    [fact] = [f for f in read_facts(narrative).facts if isinstance(f, ConditionFact) and f.concept == concept]
+    assert fact.status == "unknown" or fact.assertion == "possible"
