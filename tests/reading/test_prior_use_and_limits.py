@@ -87,8 +87,11 @@ def test_a_prior_session_the_limit_may_not_count_leaves_it_open(demo: Engine) ->
     # the first was a 60-minute one is not said, so the limit is neither kept nor exceeded
     narrative = ("Recurrent MDD. Individualised treatment plan with measurable goals, reviewed 30 days ago. "
                  "Member already had a session earlier this week; this is the second.")
-    gate, _ = _ask(demo, ["90837"], narrative, date="2024-06-01")
-    assert gate != "DETERMINE"
+    answer = demo.determine({"payer_id": "KHP", "plan_id": "KHP-HMO-CORE", "procedure_codes": ["90837"],
+                             "diagnosis_codes": [], "as_of_date": "2024-06-01", "narrative": narrative,
+                             "question": "Is this covered?"}).as_json()
+    assert answer["gate"] == "REFUSE"
+    assert any(m.startswith("prior 60-minute psychotherapy session") for m in answer["missing_facts"])
 
 
 def test_a_repeat_of_a_once_in_a_lifetime_test_is_not_covered(demo: Engine) -> None:

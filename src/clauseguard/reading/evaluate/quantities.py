@@ -182,6 +182,12 @@ class QuantityReader(AtomReader):
                         and (f.named_prior or f.prior_count):
                     undated = f  # "a second psychotherapy session" against "one 60-minute session a week": may be one
                 continue
+            if not f.concepts and atom.item not in self.generic and not self.lex.knows(atom.item) \
+                    and self.lex.find_concepts(atom.item):
+                # "a session" against a limit on "60-minute psychotherapy sessions": it may or may not be one
+                if f.status == "present" and undated is None and (f.named_prior or f.prior_count):
+                    undated = f
+                continue
             if f.status == "present" and f.concepts and atom.per.unit == "lifetime" and f.prior_count is None \
                     and (f.named_prior or f.ago_days is not None):
                 return 1.0, f  # any earlier one falls in a lifetime, whenever it was

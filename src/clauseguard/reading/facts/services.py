@@ -84,7 +84,7 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
                 on = (age, most, old.end(), "age")
         window = re.search(r"(?:in|within|during)\s+the\s+(?:past|last|previous|same|current|preceding)\s+(?P<w>[^,.;]+?)"
                            r"(?=$|[,.;]|\s+(?:and|but|with)\s)", clause, re.I) or \
-            re.search(r"(?:earlier|already)\s+(?:in\s+)?(?:the\s+)?(?P<w>same\s+calendar\s+year|this\s+calendar\s+year|this\s+year)",
+            re.search(r"(?:earlier|already)\s+(?:in\s+)?(?:the\s+)?(?P<w>(?:same|this)\s+(?:calendar\s+)?(?:year|month|week))",
                       clause, re.I)
         if not (has_cue or ago or window or on):
             continue
