@@ -65,3 +65,13 @@ def test_an_evaluation_under_a_plan_is_a_step_to_come_unless_done(narrative: str
     steps = [f for f in read_facts(narrative).facts if isinstance(f, ConditionFact)
              and f.concept in ("psychological evaluation", "genetic counselling")]
     assert [f.assertion for f in steps] == [status]
+
+
+@pytest.mark.parametrize(("narrative", "therapy", "status"), [
+    ("T2DM. Rx written for insulin 3 injections daily, to start after education class.", "insulin", "planned"),
+    ("T2DM on metformin; insulin glargine prescribed today, first dose tomorrow.", "basal insulin", "planned"),
+    ("T2DM on metformin; insulin glargine prescribed today, first dose tomorrow.", "metformin", "affirmed"),
+    ("T2DM on metformin, starting dose 500 mg.", "metformin", "affirmed"),  # a dose, not a start to come
+])
+def test_a_clause_saying_when_it_starts_plans_the_therapy_before_it(narrative: str, therapy: str, status: str) -> None:
+    assert _therapies(narrative)[therapy] == status

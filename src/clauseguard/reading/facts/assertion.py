@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from clauseguard.reading.facts.mentions import Mention
-from clauseguard.reading.facts.note import Note
+from clauseguard.reading.facts.note import C, Note
 from clauseguard.reading.facts.pipeline import Pipeline, Target
 from clauseguard.reading.lexicon import normalise
 
@@ -83,8 +83,26 @@ def assert_mentions(note: Note, pipeline: Pipeline, mentions: Sequence[Mention])
         m.section = note.section_at(m.start)
         if _settle(note, m, modifiers):
             kept.append(m)
+    _start_tails(note, kept)
     _counts_of_planned(note, kept)
     return _form_labels(note, kept)
+
+
+def _start_tails(note: Note, mentions: list[Mention]) -> None:
+    """A clause that only says when a therapy starts, after the therapy ("insulin glargine prescribed today,
+    first dose tomorrow"; "insulin 3 injections daily, to start after education class"; "MDI recommended;
+    starting next week"), plans the last therapy named before it in the sentence (cues.yaml `start_tails`)."""
+    tails = note.lexicon.pattern(note.lexicon.phrases(C, "start_tails"), "cue-start-tails")
+    for m in re.finditer(r"[,;]\s*", note.clean):
+        if tails.match(note.clean, m.end()) is None:
+            continue
+        s_start, s_end = note.sentence_of(m.start())
+        _, tail_end = note.clause_bounds(m.end() + 1, stop_words=False)
+        if any(t.kind == "therapy" and m.end() <= t.start < tail_end for t in mentions):
+            continue  # the tail names a therapy of its own
+        before = [t for t in mentions if t.kind == "therapy" and s_start <= t.start and t.end <= m.start()]
+        if before and before[-1].assertion == "affirmed":
+            before[-1].assertion = "planned"
 
 
 def _counts_of_planned(note: Note, mentions: list[Mention]) -> None:
