@@ -9,7 +9,7 @@ import pytest
 
 from clauseguard.corpus.sources import open_corpus
 from clauseguard.engine import Engine
-from clauseguard.reading.facts import ConditionFact, ServiceFact, read_facts
+from clauseguard.reading.facts import ConditionFact, ServiceFact, TherapyFact, read_facts
 
 
 @pytest.mark.parametrize("narrative", [
@@ -62,3 +62,15 @@ def test_the_coded_service_named_again_is_no_discrepancy(narrative: str, code: s
 def test_a_hedged_finding_is_no_finding(narrative: str, concept: str) -> None:
     [fact] = [f for f in read_facts(narrative).facts if isinstance(f, ConditionFact) and f.concept == concept]
     assert fact.status == "unknown" or fact.assertion == "possible"
+
+
+def test_a_query_mark_on_a_status_word_hedges_the_course() -> None:
+    # "?intolerant of steroids" as "?papilledema": a query, not a finding
+    [course] = [f for f in read_facts("Crohn's disease. ?intolerant of steroids.").facts if isinstance(f, TherapyFact)]
+    assert course.status == "unknown"
+
+
+def test_records_that_do_not_include_a_trial_leave_it_unstated() -> None:
+    # the design: "the record does not include X" counts as unstated, in the plural too
+    assert not [f for f in read_facts("Moderate RA. The records do not include any DMARD trial.").facts
+                if isinstance(f, TherapyFact) and f.status == "absent"]

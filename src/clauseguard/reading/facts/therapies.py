@@ -35,6 +35,7 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
     # a status word speaks of the nearest therapy in its clause and of those listed with it ("PT and NSAIDs
     # have not given relief", "failure of MTX and SSZ")
     reached: dict[int, list[tuple[str, bool, int, int]]] = {}
+    hedged: set[int] = set()  # therapies a status word speaks of under a query mark ("?intolerant of steroids")
     for status in _STATUSES:
         for cue in patterns[status].finditer(note.clean):
             left, right = note.clause_bounds(cue.start(), stop_words=True)
@@ -47,6 +48,8 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
             aside = note.clean.rfind("(", left, cue.start()) > note.clean.rfind(")", left, cue.start())
             for t in [near] if aside else listed_with(note, therapies, near, backward=near.end <= cue.start()):
                 reached.setdefault(t.start, []).append((status, negated, left, right))
+                if note.clean[max(0, cue.start() - 1):cue.start()] == "?":
+                    hedged.add(t.start)  # a query mark on the status word, as on a finding ("?papilledema")
     for m in therapies:
         left, right = note.clause_bounds(m.start, stop_words=True)
         statuses = ["treated"]
@@ -65,6 +68,8 @@ def therapy_facts(note: Note, mentions: list[Mention]) -> tuple[list[TherapyFact
         fact = _fact(note, m, statuses, denied, duration, outcome, nxt)
         if outcome is not None and said != (left, right):
             fact = replace(fact, response=_response_in(note, *said))
+        if m.start in hedged:
+            fact = replace(fact, status="unknown", assertion="possible")
         out.append(replace(fact, duration_min_days=fewest) if fewest is not None else fact)
     # status words with no therapy in their clause speak of the last therapy named before them in the
     # same sentence, unless a break ("but", "however", ";") lies between
