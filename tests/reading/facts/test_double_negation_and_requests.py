@@ -74,3 +74,11 @@ def test_records_that_do_not_include_a_trial_leave_it_unstated() -> None:
     # the design: "the record does not include X" counts as unstated, in the plural too
     assert not [f for f in read_facts("Moderate RA. The records do not include any DMARD trial.").facts
                 if isinstance(f, TherapyFact) and f.status == "absent"]
+
+
+def test_a_request_for_a_service_only_the_policy_names_goes_to_a_person(demo: Engine) -> None:
+    # "body-contouring surgery" is a phrase of the demo policy's exclusion the lexicon does not place: the
+    # narrative asks for it under a sleeve-gastrectomy code, so no DETERMINE either way
+    gate, _, conflicts = _ask(demo, "BMI 42. Body-contouring surgery requested after massive weight loss. "
+                                    "Psych eval: no contraindication.")
+    assert gate == "REVIEW" and conflicts

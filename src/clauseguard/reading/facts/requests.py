@@ -27,8 +27,11 @@ def narrative_requests(note: Note, mentions: list[Mention], coded: list[ServiceF
     cue = lex.pattern(lex.phrases(C, "request_words"), "cue-request-words")
     out: list[ServiceFact] = []
     for m in mentions:
-        if m.kind != "service" or m.assertion != "planned" or m.name in billed:
+        if m.kind not in ("service", "free") or m.assertion != "planned" or m.name in billed:
             continue
+        if m.kind == "free" and any(c.name in billed or any(lex.is_a(c.name, b) or lex.is_a(b, c.name) for b in billed)
+                                    for c in lex.find_concepts(m.name)):
+            continue  # a policy's own phrase that names the coded service in other words
         clause_start, clause_end = note.clause_bounds(m.start)
         before = [c for c in cue.finditer(note.clean, clause_start, m.start)
                   if len(note.clean[c.end():m.start].split()) <= _GAP_WORDS]
