@@ -6,6 +6,7 @@ SOAP, handler and referral styles, over the demo corpus and the external suite's
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def test_a_figure_ends_its_sentence_unless_it_numbers_a_list() -> None:
     "BMI 42. Status post sleeve gastrectomy 2019.",  # handler summary
     "PSH: s/p laparoscopic Roux-en-Y gastric bypass (2018), uncomplicated.",  # SOAP history line
     "She previously had a gastric bypass, some years ago.",  # referral letter
-    "Repeat sleep study requested.",  # a repeat says one was had
+    "A repeat of the knee MRI is requested.",  # a repeat says one was had
 ])
 def test_a_prior_service_named_without_a_date_is_a_prior_one(narrative: str) -> None:
     [fact] = _prior(narrative)
@@ -115,3 +116,20 @@ def test_sensors_named_as_the_service_are_held_to_a_limit_in_units(external: Eng
     assert _ask(external, ["A9276"], "T1DM. Requesting 45 sensors per 31 days; additional documentation of "
                 "medical need for the excess quantity attached.", payer="MHP", plan="MHP-HMO-BASE") == \
         ("DETERMINE", "COVERED")
+
+
+def _dated(narrative: str) -> list[tuple[float | None, float | None, str | None]]:
+    return [(f.ago_least, f.ago_days, f.on_date) for f in read_facts(narrative, as_of=date(2024, 6, 1)).facts
+            if isinstance(f, ServiceFact) and not f.requested]
+
+
+def test_a_year_alone_or_a_device_age_dates_a_prior_service() -> None:
+    # a year is every day of it; "2 years old" two to three years; a verb of supply may stand between
+    assert _dated("Prior knee MRI 2021.") == [(883.0, 1247.0, "year")]
+    assert _dated("The current insulin pump is 2 years old.") == [(730.5, 1095.75, "age")]
+    assert _dated("Previous insulin pump replaced 2019.")[0][2] == "year"
+
+
+def test_a_service_word_that_modifies_another_noun_is_no_prior_service() -> None:
+    assert not [f for f in _prior("Completed insulin pump training last week.") if f.named_prior]
+    assert [f.named_prior for f in _prior("Had an insulin pump previously.")] == [True]

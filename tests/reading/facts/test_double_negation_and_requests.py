@@ -46,7 +46,7 @@ def test_a_narrative_asking_for_another_service_governs_and_goes_to_a_person(dem
 
 @pytest.mark.parametrize(("narrative", "code"), [
     ("BMI 42. Requesting laparoscopic sleeve gastrectomy. Psych eval: no contraindication.", "43775"),  # the coded one
-    ("Cardiology requests noninvasive FFR derived from coronary CT.", "0501T"),  # CT: a part of the request's object
+    ("Requesting an FFR study computed from the patient's coronary CT images.", "0501T"),  # CT: a part of its object
 ])
 def test_the_coded_service_named_again_is_no_discrepancy(narrative: str, code: str) -> None:
     facts = read_facts(narrative, procedure_codes=[code]).facts

@@ -144,6 +144,7 @@ def _starts_at_or_past(start: tuple[float, float], cap: tuple[float, float]) -> 
     (value, days), (cap_value, cap_days) = start, cap
     if same_window(days, cap_days):
         return value >= cap_value
-    # the same bound over another window: "one unit per day" and "in excess of 31 units per 31-day period"
+    # the same bound over another window: "two a day" and "beyond 60 in any 30 days" (the external suite's CGM
+    # limit, MHP-MP-0142 C4, writes its two sentences so)
     finite = all(math.isfinite(d) and d > 0 for d in (days, cap_days))
     return finite and value / days >= cap_value / cap_days

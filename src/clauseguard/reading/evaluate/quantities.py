@@ -174,18 +174,16 @@ class QuantityReader(AtomReader):
         nothing of prior ones."""
         window_days = atom.per.length * _DAYS[atom.per.unit]
         undated: ServiceFact | None = None
+        kinds = self._kinds_named_in(atom.item)
         for f in self.facts.of(ServiceFact):
             if f.requested:
                 continue
-            if f.concepts and not any(self._same_service(c, atom.item) for c in f.concepts):
-                if any(self._kind_named_in(c, atom.item) for c in f.concepts) and f.status == "present" and undated is None \
-                        and (f.named_prior or f.prior_count):
-                    undated = f  # "a second psychotherapy session" against "one 60-minute session a week": may be one
-                continue
-            if not f.concepts and atom.item not in self.generic and not self.lex.knows(atom.item) \
-                    and self.lex.find_concepts(atom.item):
-                # "a session" against a limit on "60-minute psychotherapy sessions": it may or may not be one
-                if f.status == "present" and undated is None and (f.named_prior or f.prior_count):
+            if not (any(self._same_service(c, atom.item) for c in f.concepts) if f.concepts else not kinds):
+                # "a session", or "a psychotherapy session", against a limit on "60-minute psychotherapy
+                # sessions": it may or may not be one of them
+                maybe = not f.concepts or any(self._related(c, k) is not None or self._related(k, c) is not None
+                                              for c in f.concepts for k in kinds)
+                if maybe and f.status == "present" and undated is None and (f.named_prior or f.prior_count):
                     undated = f
                 continue
             if f.status == "present" and f.concepts and atom.per.unit == "lifetime" and f.prior_count is None \
@@ -217,13 +215,12 @@ class QuantityReader(AtomReader):
                 undated = f
         return (None, undated) if undated is not None else None
 
-    def _kind_named_in(self, concept: str, item: str) -> bool:
-        """An item the lexicon does not know whose words name the concept or a kind of it ("60-minute
-        psychotherapy session"): a prior one of the concept may or may not be one of these."""
-        if self.lex.knows(item):
-            return False
-        return any(self._related(concept, m.name) is not None or self._related(m.name, concept) is not None
-                   for m in self.lex.find_concepts(item))
+    def _kinds_named_in(self, item: str) -> tuple[str, ...]:
+        """The concepts named inside a limit's item the lexicon does not know ("60-minute psychotherapy
+        session" names psychotherapy); none for a known item or a bare unit ("visits", "units")."""
+        if item in self.generic or self.lex.knows(item):
+            return ()
+        return tuple(m.name for m in self.lex.find_concepts(item))
 
     def _same_service(self, concept: str, item: str) -> bool:
         if item in self.generic:

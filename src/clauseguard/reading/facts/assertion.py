@@ -53,16 +53,24 @@ def _inline_sections(note: Note) -> list[tuple[int, int, str]]:
     """A heading that opens a sentence inside a line ("T2DM on metformin. Plan: insulin glargine qHS"), for
     the sections whose heading sets a status (`inline_sections`): to the end of that line, or to the next
     label in it."""
-    rules = note.rules.section("sections.yaml")
     out: list[tuple[int, int, str]] = []
-    for category in rules.get("inline_sections") or ():
-        headings = sorted((str(h) for h in rules["sections"][category]), key=len, reverse=True)
-        alt = "|".join(r"\s+".join(map(re.escape, h.split())) for h in headings)
-        for m in re.finditer(rf"(?<=[.;!?])[ \t]+(?:{alt})[ \t]*:", note.clean, re.I):
+    for category, heading in note.rules_derived("facts.inline-headings", _inline_headings):
+        for m in heading.finditer(note.clean):
             line_end = note.clean.find("\n", m.end())
             end = len(note.clean) if line_end < 0 else line_end
             nxt = _INLINE_LABEL.search(note.clean, m.end(), end)
-            out.append((m.start() + len(m.group()) - len(m.group().lstrip()), nxt.start() if nxt else end, str(category)))
+            out.append((m.start("h"), nxt.start() if nxt else end, category))
+    return out
+
+
+def _inline_headings(note: Note) -> list[tuple[str, re.Pattern[str]]]:
+    """Each inline section's heading pattern, built once per rules."""
+    rules = note.rules.section("sections.yaml")
+    out = []
+    for category in rules.get("inline_sections") or ():
+        headings = sorted((str(h) for h in rules["sections"][category]), key=len, reverse=True)
+        alt = "|".join(r"\s+".join(map(re.escape, h.split())) for h in headings)
+        out.append((str(category), re.compile(rf"(?<=[.;!?])[ \t]+(?P<h>(?:{alt})[ \t]*:)", re.I)))
     return out
 
 

@@ -41,17 +41,14 @@ _NEAR = 24  # characters either side of a service that a history cue names it as
 
 
 def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact], list[GapFact]]:
-    """Prior services: 'prior sleep study five months ago', 'no screening in the past calendar year'."""
+    """Prior services: 'an earlier MRI, done five months back', 'no screening in the past calendar year'."""
     out: list[ServiceFact] = []
     gaps: list[GapFact] = []
     lex = note.lexicon
     history = lex.pattern(lex.phrases(C, "service_history"), "cue-service-history")
     latest = lex.pattern(lex.phrases(C, "latest_occasion"), "cue-latest-occasion")
     repeat = lex.pattern(lex.phrases(C, "repeat_words"), "cue-repeat")
-    # the service word ends its noun phrase ("gastric bypass in 2017", "sleeve gastrectomy 2019."), not a
-    # modifier of another noun ("completed insulin pump training")
-    followers = "|".join(r"\s+".join(map(re.escape, w.split())) for w in lex.phrases(C, "service_name_followers"))
-    ends_the_name = re.compile(rf"\s*(?:$|[,.;:()\-\d]|(?:{followers})(?![\w-]))", re.I)
+    ends_the_name, device_age = note.rules_derived("facts.history-patterns", _history_patterns)
     N, T = note.number_re, note.time_re
     for m in mentions:
         if m.kind not in ("service", "generic") or m.assertion == "family":
@@ -74,14 +71,7 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
         # (only for a named service: a bare "session" or "visit" may be the requested one itself)
         on = dated_after(note, m.end, s_end) if ago is None and m.kind == "service" else None
         if on is None and ago is None and m.kind == "service":
-            # "the current pump is 5 years old": supplied at least that long ago, no later bound
-            old = re.compile(rf"[^.;]{{0,20}}?(?<![\w-])(?P<more>(?:more\s+than|over)\s+)?(?P<n>{N})[\s-]+(?P<t>{T})[\s-]+old(?![\w-])",
-                             re.I).match(note.clean, m.end, s_end)
-            age = note.days_of(old.group("n"), old.group("t")) if old else None
-            if old is not None and age is not None:
-                # "2 years old" is two to three years; "more than 4 years old" has no upper bound
-                most = math.inf if old.group("more") else age + (note.days_of("1", old.group("t")) or 0.0)
-                on = (age, most, old.end(), "age")
+            on = _aged(note, device_age.match(note.clean, m.end, s_end))  # "the current pump is 5 years old"
         window = re.search(r"(?:in|within|during)\s+the\s+(?:past|last|previous|same|current|preceding)\s+(?P<w>[^,.;]+?)"
                            r"(?=$|[,.;]|\s+(?:and|but|with)\s)", clause, re.I) or \
             re.search(r"(?:earlier|already)\s+(?:in\s+)?(?:the\s+)?(?P<w>(?:same|this)\s+(?:calendar\s+)?(?:year|month|week))",
@@ -109,6 +99,26 @@ def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact
                                    within=within, prior_count=count,
                                    latest=latest.search(clause) is not None, named_prior=near))
     return out, gaps
+
+
+def _history_patterns(note: Note) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Where a named service's noun phrase ends ("gastric bypass in 2017", "sleeve gastrectomy 2019.", never
+    "insulin pump training"), and a device's age written after it ("is 5 years old"); built once."""
+    followers = "|".join(r"\s+".join(map(re.escape, w.split())) for w in note.lexicon.phrases(C, "service_name_followers"))
+    ends_the_name = re.compile(rf"\s*(?:$|[,.;:()\-\d]|(?:{followers})(?![\w-]))", re.I)
+    device_age = re.compile(rf"[^.;]{{0,20}}?(?<![\w-])(?P<more>(?:more\s+than|over)\s+)?(?P<n>{note.number_re})[\s-]+"
+                            rf"(?P<t>{note.time_re})[\s-]+old(?![\w-])", re.I)
+    return ends_the_name, device_age
+
+
+def _aged(note: Note, found: re.Match[str] | None) -> tuple[float, float, int, str] | None:
+    """A device's age as (fewest, most) days since it was supplied: "2 years old" is two to three years,
+    "more than 4 years old" has no upper bound."""
+    age = note.days_of(found.group("n"), found.group("t")) if found else None
+    if found is None or age is None:
+        return None
+    most = math.inf if found.group("more") else age + (note.days_of("1", found.group("t")) or 0.0)
+    return age, most, found.end(), "age"
 
 
 def count_facts(note: Note, mentions: list[Mention]) -> list[ServiceFact]:
