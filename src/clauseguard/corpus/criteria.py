@@ -606,7 +606,9 @@ def renumber(criteria: Criteria) -> Criteria:
 
     rules = [dataclasses.replace(r, population=fix(r.population), trigger=fix(r.trigger), when=fix(r.when))
              for r in rules]
-    return Criteria(tuple(rules), designations, amendments, criteria.notes)  # type: ignore[arg-type]
+    # the labelled criteria a reference names ("criteria (a) - (c) below") are numbered with the rest
+    referenced = tuple(_required(fix(map_atoms(n, fresh))) for n in criteria.referenced)
+    return Criteria(tuple(rules), designations, amendments, criteria.notes, referenced)  # type: ignore[arg-type]
 
 
 def check_references(criteria: Criteria) -> None:

@@ -146,11 +146,47 @@ def _lines(text: str) -> list[_Line]:
     return out
 
 
+def _successor(family: str, mark: str) -> str:
+    """The mark after `mark` in its family: "4" -> "5", "b" -> "c", "iii" -> "iv"."""
+    if family.startswith("num"):
+        return str(int(mark) + 1)
+    if family.startswith("roman"):
+        return _ROMANS[_ROMANS.index(mark) + 1] if mark in _ROMANS[:-1] else ""
+    if len(mark) == 1 and mark.isalpha():
+        return chr(ord(mark) + 1)
+    return ""
+
+
+_ROMANS: Final = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
+
+
+def _unmarked_run(lines: list[_Line], i: int, last: dict[str, str]) -> bool:
+    """Plain lines at the margin inside an open list, when the list's numbering goes on after them
+    ("4. ... at least one of the following:" / two plain lines / "5. ..."): lines that lost their
+    bullets in extraction, not the end of the list. Only the next mark in sequence proves it."""
+    j = i
+    while j < len(lines) and lines[j].kind == "TEXT":
+        j += 1
+    if j == len(lines) or lines[j].kind != "ITEM" or lines[j].family not in last:
+        return False
+    return _successor(lines[j].family, last[lines[j].family]) == lines[j].mark != ""
+
+
 def _tokens(text: str) -> Iterator[Token]:
     """The line tokens, with _INDENT / _DEDENT when an item's marker family changes."""
     stack: list[tuple[str, int]] = []  # (family, indent) of the open lists
     last_item_indent = -1
-    for line in _lines(text):
+    last: dict[str, str] = {}  # the last mark of each open family
+    lines = _lines(text)
+    for i, line in enumerate(lines):
+        if line.kind == "TEXT" and stack and line.indent <= last_item_indent and _unmarked_run(lines, i, last):
+            # a colon before them makes them the item's own sub-items; else they go on its text
+            above = lines[i - 1]
+            if stack[-1][0] == "plain" or text[above.start:above.end].rstrip().endswith(":"):
+                line = _Line("ITEM", line.start, line.end, last_item_indent, "plain", "", line.start)
+            else:
+                yield Token("CONT", line, start_pos=line.start)
+                continue
         if line.kind == "ITEM":
             depth = next((i for i, (fam, _) in enumerate(stack) if fam == line.family), None)
             if depth is None:
@@ -162,6 +198,8 @@ def _tokens(text: str) -> Iterator[Token]:
                     stack.pop()
                     yield Token("_DEDENT", "", start_pos=line.start)
             last_item_indent = line.indent
+            last = {fam: last.get(fam, "") for fam, _ in stack}
+            last[line.family] = line.mark
             yield Token("ITEM", line, start_pos=line.start)
         elif line.kind == "JOINER":
             if stack:

@@ -15,6 +15,7 @@ from typing import Final
 
 from clauseguard.corpus.criteria import AllOf, AnyOf, AtLeast, Node, Not, Ref, Span, Treatment, with_mark
 from clauseguard.reading.grammar.atoms import Reader
+from clauseguard.reading.grammar.phrases import phrases
 from clauseguard.reading.grammar.result import Unread
 from clauseguard.reading.grammar.statement import Tok
 from clauseguard.reading.grammar.values import values
@@ -61,7 +62,9 @@ _MEETS: Final = re.compile(r"\s*\b(?:(?:and|who)\s+)*(?:meets|meet|satisfies|sat
 
 _WHERE: Final = re.compile(r"\(?\s*(?:above|below|listed above)\s*\)?|(?:of|in|under)\s+(?:the\s+)?(?:[^,;()]{0,60}?\s)?(?:above|below)"
                            r"|(?:of|in|under)\s+(?:section|part|article)\s+[A-Z0-9]{1,4}"
-                           r"|(?:of|in|under)\s+the\s+[^,;()]{0,60}?\s(?:section|article|policy|indication)\b", re.IGNORECASE)
+                           r"|(?:of|in|under)\s+the\s+[^,;()]{0,60}?\s(?:section|article|policy|indication)\b"
+                           # "criteria (1)-(2) listed above for all monitors and supplies are met": whom they apply to
+                           r"|for\s+(?:all|any|each|every)\s+[^,;()]{1,100}$", re.IGNORECASE)
 
 
 _PERSON: Final = re.compile(r"\s*(?:the\s+|a\s+)?(?:patient|beneficiary|member|insured person|individual|person)\s*", re.IGNORECASE)
@@ -78,6 +81,22 @@ def _drop_meets(pending: list[Tok]) -> None:
         pending.pop()  # "the patient continues to meet criteria i and iv": the reference is all of it
         return
     pending[-1] = Tok(last.type, last.name, Span(last.span.start, last.span.start + m.start(), last.span.text[:m.start()]))
+
+
+def _drop_neither(pending: list[Tok]) -> bool:
+    """A "neither" just before a reference (phrase data: `negated_choice`) is taken off the pending text."""
+    if not pending or pending[-1].type != "TEXT":
+        return False
+    last = pending[-1]
+    words = phrases().words("negated_choice", "neither")
+    m = re.search(rf"\b(?:{'|'.join(words)})\s*$", last.span.text, re.IGNORECASE)
+    if m is None:
+        return False
+    if last.span.text[:m.start()].strip(" ,"):
+        pending[-1] = Tok(last.type, last.name, Span(last.span.start, last.span.start + m.start(), last.span.text[:m.start()]))
+    else:
+        pending.pop()
+    return True
 
 
 def labels_of(text: str) -> tuple[str, ...]:
@@ -132,7 +151,11 @@ class ConditionReader:
             if tok.type in ("REF", "LABELS") and tok.type != "LABELS" or (
                     tok.type == "LABELS" and i + 1 < len(parts) and parts[i + 1].type in ("MET", "NOT_MET")):
                 _drop_meets(pending)
+                neither = _drop_neither(pending)
                 flush()
+                if neither:
+                    i = self._neither(parts, i, nodes, unread)
+                    continue
                 ref: Node = Ref(tok.span, labels_of(tok.span.text))
                 j = i + 1
                 while j < len(parts) and parts[j].type == "TEXT" and (where := _WHERE.match(parts[j].span.text)):
@@ -174,6 +197,26 @@ class ConditionReader:
         if not nodes:
             return Reading(None, unread)
         return Reading(nodes[0] if len(nodes) == 1 else AllOf(tuple(nodes)), unread)
+
+    def _neither(self, parts: list[Tok], i: int, nodes: list[Node], unread: list[Unread]) -> int:
+        """"neither criterion (1) nor (2) above is met": not one of the references is met. The index after
+        the "is met" is returned; anything else before it leaves the whole unread."""
+        refs: list[Node] = []
+        j = i
+        while j < len(parts) and parts[j].type != "MET":
+            tok = parts[j]
+            if tok.type in ("REF", "LABELS"):
+                refs.extend(Ref(tok.span, (label,)) for label in labels_of(tok.span.text))
+            elif not (tok.type == "TEXT" and (fold(tok.span.text).strip() in ("or", "nor") or _WHERE.fullmatch(tok.span.text.strip()))):
+                break
+            j += 1
+        if j < len(parts) and parts[j].type == "MET" and len(refs) > 1:
+            nodes.append(Not(AnyOf(tuple(refs))))
+            return j + 1
+        end = parts[min(j, len(parts) - 1)].span.end
+        unread.append(Unread(Span(parts[i].span.start, end, self.text[parts[i].span.start:end]),
+                             "'neither' over references the grammar cannot list"))
+        return j + 1
 
     def text_span(self, a: int, b: int) -> Reading:
         """A condition written in words, read into a node."""

@@ -18,31 +18,30 @@ from typing import Final
 from clauseguard.corpus.criteria import (
     Amendment,
     AnyOf,
+    Condition,
     Count,
     Criteria,
     Node,
     Note,
     Rule,
     Span,
-    Waiver,
     renumber,
-    with_mark,
 )
 from clauseguard.reading.grammar.amendments import AmendmentReader
 from clauseguard.reading.grammar.atoms import Reader
-from clauseguard.reading.grammar.blocks import Item, ItemList, Para, at_colon_lines, blocks, joiner_line
-from clauseguard.reading.grammar.conditions import ConditionReader, labels_of, quantified
+from clauseguard.reading.grammar.blocks import ItemList, Para, at_colon_lines, blocks, joiner_line
+from clauseguard.reading.grammar.conditions import ConditionReader
+from clauseguard.reading.grammar.lists import ListReader
 from clauseguard.reading.grammar.parts import StatementParts
 from clauseguard.reading.grammar.phrases import phrases
 from clauseguard.reading.grammar.result import Refusal, Unread
-from clauseguard.reading.grammar.statement import Cond, Statement, Tok, statements, tag
+from clauseguard.reading.grammar.statement import Statement, Tok, statements, tag
 from clauseguard.reading.grammar.trees import (
     all_of,
     diagnoses_first,
     first_list,
     leading_diagnosis,
     lifted,
-    marked_atoms,
     stated_diagnosis,
     walk_refs,
 )
@@ -87,6 +86,9 @@ class ClauseCompiler:
         self.questions: set[int] = set()  # the sentences that are an FAQ's question ("Q: ...")
         self.folded = fold(text)
         self.parts = StatementParts(text, lexicon, self.atoms, self.conditions, self.fresh, self.notes, self.unread, self.caps)
+        self.lists = ListReader(self.conditions, self.notes, self.unread)
+        self.condition = self.lists.condition
+        self.list_node = self.lists.list_node
 
     def fresh(self) -> str:
         self.counter += 1
@@ -171,6 +173,8 @@ class ClauseCompiler:
         named = {m for r in self.rules for n in walk_refs(r) for m in n.labels}
         if not marks or not marks & named:
             return False
+        if marks <= named:
+            return True  # "criteria (a) - (c) below": every item is named by a reference, whatever its words
         return not any(statements(self.text, i.text.start, i.text.end) for i in lst.items)
 
     def sections(self, lst: ItemList, ctx: _Context) -> None:
@@ -247,6 +251,15 @@ class ClauseCompiler:
         if scope is not None and (st.subject is None or _PRONOUN.match(st.subject.text)):
             # "For all glucose monitors and supplies, if ..., the item(s) will be denied"
             st.subject = scope.parts[1].span
+        occasion = self.parts.provided(st)
+        supplied: list[Node] = []
+        if occasion is not None:
+            # "If X is provided and ... are not met, it will be denied": X is what "it" names; with a subject
+            # of its own ("the amount in excess will be denied"), X being supplied is the rule's occasion
+            if st.subject is None or _PRONOUN.match(st.subject.text):
+                st.subject = occasion[0]
+            else:
+                supplied.append(Condition(self.fresh(), occasion[1], concept=fold(occasion[1].text)))
         if items is not None and st.subject is not None and _LISTED.match(st.subject.text) and not st.conditions:
             # "The following are considered investigational: a. X for Y; b. Z": one rule per listed service
             self.rules.extend(self.parts.listed(st, items.items, effect))
@@ -254,7 +267,7 @@ class ClauseCompiler:
         subject, limit = self.parts.subject(st, next((r.subject for r in reversed(self.rules) if r.subject is not None), None))
         population: list[Node] = []
         when: list[Node] = []
-        trigger: list[Node] = []
+        trigger: list[Node] = supplied
         quantified_list = any(t.type == "QUANT" for c in [*st.leads, *st.conditions] for t in c.parts)
         for cond in [*st.leads, *st.conditions]:
             if cond.intro.startswith("lead_"):
@@ -345,81 +358,6 @@ class ClauseCompiler:
             item = cap.item if cap.item != "the requested service" else subject.concept if subject is not None else cap.item
             # "covered up to 4 units per month when Y": the bound holds for those the statement covers
             self.caps.append(Rule("limit", st.span, subject, all_of(population + when), None, dataclasses.replace(cap, item=item)))
-
-    def condition(self, cond: Cond, items: ItemList | None) -> Node | None:
-        quants = [t for t in cond.parts if t.type == "QUANT"]
-        if len(quants) > 1 and items is not None:
-            # "two of the following or one of the following for at least 3 months": which count the list takes is not one
-            self.unread.append(Unread(Span(cond.parts[0].span.start, cond.parts[-1].span.end,
-                                           self.text[cond.parts[0].span.start:cond.parts[-1].span.end]),
-                                      "a list counted two ways in one condition"))
-            return None
-        quant = quants[0] if quants else None
-        if quant is not None and items is not None:
-            n = next((int(v.value) for v in values(quant.span.text)), None)
-            return self.list_node(items, quant.name, n)
-        got = self.conditions.tokens(cond.parts)
-        self.unread.extend(got.unread)
-        return got.node
-
-    # -- lists -------------------------------------------------------------------------------
-
-    def list_node(self, items: ItemList, kind: str, n: int | None) -> Node | None:
-        nodes: list[Node] = []
-        waivers: list[tuple[Node, tuple[str, ...], Span]] = []
-        joiners = {i.joiner for i in items.items[:-1] if i.joiner}
-        for item in items.items:
-            node = self.item_node(item, waivers)
-            if node is not None:
-                nodes.append(node)
-        if not nodes:
-            return None
-        if kind == "all" and joiners == {"or"}:
-            kind = "any"
-        whole = quantified(kind, n, nodes)
-        for condition, marks, span in waivers:
-            named = [a for a in marked_atoms(whole, marks)]
-            if named:
-                whole = Waiver(whole, condition, tuple(a.id for a in named), span)
-        return whole
-
-    def item_node(self, item: Item, waivers: list[tuple[Node, tuple[str, ...], Span]]) -> Node | None:
-        body = item.text
-        toks = tag(self.text, body.start, body.end)
-        sub = first_list(item.children)
-        quant = next((t for t in toks if t.type == "QUANT"), None)
-        if quant is not None and sub is not None:
-            n = next((int(v.value) for v in values(quant.span.text)), None)
-            node = self.list_node(sub, quant.name, n)
-        else:
-            got = self.conditions.tokens([t for t in toks if t.type not in ("DOT", "COLON", "SEMI")])
-            self.unread.extend(got.unread)
-            node = got.node
-        for child in item.children:
-            if isinstance(child, Para):
-                self.item_note(child.text, waivers)
-        if node is None:
-            return None
-        return with_mark(node, item.mark or None)
-
-    def item_note(self, span: Span, waivers: list[tuple[Node, tuple[str, ...], Span]]) -> None:
-        """"Note: A patient who has already ... is not required to meet criterion iii.": a waiver."""
-        low = fold(span.text)
-        for p in phrases().of("waiver_note"):
-            m = p.regex.search(low)
-            if m is None:
-                continue
-            marks = labels_of(span.text[m.end():])
-            who = re.sub(r"^\s*note\s*:\s*", "", span.text[:m.start()], flags=re.IGNORECASE)
-            start = span.start + span.text.find(who)
-            got = self.conditions.text_span(start, start + len(who.rstrip()))
-            self.unread.extend(got.unread)
-            if got.node is not None and marks:
-                waivers.append((got.node, marks, span))
-            return
-        self.notes.append(Note("statement", span))
-
-
 
 def compile_text(text: str, lexicon: Lexicon) -> Criteria | Refusal:
     """Compile a clause's prose into criteria; a sentence it cannot read whole refuses the clause."""

@@ -133,6 +133,25 @@ class StatementParts:
         concept = self.lex.concept_named(words) or fold(words) or "the requested service"
         return Service(self.fresh(), span, concept=concept, codes=codes), limit
 
+    def provided(self, st: Statement) -> tuple[Span, Span] | None:
+        """"If a glucose monitor (code E2100) is provided and criteria (1)-(2) are not met, it will be
+        denied": the thing supplied and the whole occasion (phrase data `occasion`), taken out of the
+        condition, whose words before a reference would otherwise be read as a requirement."""
+        for cond in [*st.leads, *st.conditions]:
+            for i, tok in enumerate(cond.parts[:-1]):
+                if tok.type != "TEXT" or cond.parts[i + 1].type not in ("REF", "LABELS"):
+                    continue
+                low = fold(tok.span.text)
+                for p in phrases().of("occasion"):
+                    m = p.regex.search(low)
+                    if m is None or low[m.end():].strip(" ,") not in ("", "and") or not low[:m.start()].strip():
+                        continue
+                    a = tok.span.start
+                    b = a + len(tok.span.text[:m.start()].rstrip())
+                    del cond.parts[i]
+                    return Span(a, b, self.text[a:b]), Span(a, a + m.end(), self.text[a:a + m.end()])
+        return None
+
     def several_bounded(self, span: Span) -> list[tuple[Service, Count]] | None:
         """"no more than 50 swabs and no more than 50 needles per quarter": one bound per item, the window
         written once at the end for all of them (CMS LCD; "up to EUR 45 per session and up to EUR 900

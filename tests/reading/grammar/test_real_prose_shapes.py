@@ -1,0 +1,104 @@
+"""Shapes real coverage determinations print that the reader dropped or refused (issue 12), in our own
+wording: a criteria list named only by a reference ("criteria (a) - (c) below") kept with the clause's
+criteria, sub-items that lost their bullets in extraction, a list head that states a requirement of its
+own, "neither (1) or (2) is met", a denial conditioned on the item being supplied, and a reference that
+names whom its criteria apply to."""
+
+from __future__ import annotations
+
+from clauseguard.corpus.criteria import AnyOf, Condition, Criteria, Not, Ref
+from clauseguard.reading.grammar import Refusal, read_clause
+from clauseguard.reading.grammar.blocks import ItemList, blocks
+from clauseguard.reading.references import marks_in
+
+CAPS_WITH_CRITERIA = (
+    "More than 4 compression garments every 6 months are covered if criteria (a) - (c) below are met.\n"
+    "a. The member has chronic lymphedema; and,\n"
+    "b. Within the three (3) months prior to ordering, the treating practitioner has had an in-person visit with the "
+    "member to measure the limb; and,\n"
+    "c. Every six (6) months, the treating practitioner must verify adherence to the compression regimen.\n"
+)
+
+
+def test_a_list_named_by_a_reference_is_kept_with_the_clause_criteria() -> None:
+    result = read_clause(CAPS_WITH_CRITERIA).result
+    assert isinstance(result, Criteria), result
+    # the items the rule's reference names travel with the clause (renumbering once dropped them)
+    assert {"a", "b", "c"} <= set(marks_in(result))
+    assert result.referenced
+
+
+def test_plain_lines_under_a_colon_item_are_its_sub_items_when_the_numbering_goes_on() -> None:
+    text = ("Home dialysis is covered when all of the following criteria (1)-(3) are met:\n"
+            "1. The member has end-stage renal disease; and,\n"
+            "2. The member meets at least one of the following:\n"
+            "A caregiver lives in the home; or,\n"
+            "The member has completed home dialysis training\n"
+            "3. The nephrologist has certified that the home water supply is suitable.\n")
+    layout = blocks(text)
+    items = next(b for b in layout if isinstance(b, ItemList)).items
+    assert [i.mark for i in items] == ["1", "2", "3"]  # the list did not end at the plain lines
+    sub = next(c for c in items[1].children if isinstance(c, ItemList))
+    assert [i.family for i in sub.items] == ["plain", "plain"]
+
+
+def test_plain_lines_are_not_taken_into_a_list_whose_numbering_does_not_go_on() -> None:
+    text = ("Home dialysis is covered when both of the following are met:\n"
+            "1. The member has end-stage renal disease; and,\n"
+            "2. A caregiver lives in the home.\n"
+            "Claims for home dialysis are filed by the dialysis facility.\n")
+    assert isinstance(blocks(text)[-1], type(blocks("A line.")[0]))  # a paragraph of its own
+
+
+def test_a_list_head_that_states_a_requirement_is_refused_not_dropped() -> None:
+    text = ("Sacral stimulation is covered when all of the following are met:\n"
+            "1. The member has urge incontinence; and\n"
+            "2. The member has a history of failed bladder training with documentation of at least one of the following:\n"
+            "a. a voiding diary; or\n"
+            "b. a urodynamic study.\n")
+    result = read_clause(text).result
+    assert isinstance(result, Refusal)
+    assert any("failed bladder training" in u.span.text for u in result.unread)
+
+
+def test_a_head_without_a_quantifier_over_a_list_is_refused() -> None:
+    text = ("Sacral stimulation is covered when all of the following are met:\n"
+            "1. The member has urge incontinence; and\n"
+            "2. The member meets the criteria under this item:\n"
+            "a. a voiding diary; or\n"
+            "b. a urodynamic study.\n")
+    assert isinstance(read_clause(text).result, Refusal)
+
+
+def test_neither_criterion_is_met_negates_each_of_them() -> None:
+    text = "If neither criterion (1) nor (2) above is met, the compression pump will be denied as not medically necessary."
+    result = read_clause(text).result
+    assert isinstance(result, Criteria), result
+    [rule] = result.rules
+    assert rule.effect == "not_covered"
+    assert isinstance(rule.when, Not) and isinstance(rule.when.child, AnyOf)
+    assert [c.labels for c in rule.when.child.children if isinstance(c, Ref)] == [("1",), ("2",)]
+
+
+def test_a_denial_conditioned_on_the_item_being_supplied() -> None:
+    # "it" is the item supplied; with a subject of its own, the supply is the rule's occasion
+    result = read_clause("If a bath lift (code E0240) is dispensed and criteria (1)-(2) above are not met, "
+                         "it will be denied as not reasonable and necessary.").result
+    assert isinstance(result, Criteria), result
+    [rule] = result.rules
+    assert rule.subject is not None and "bath lift" in rule.subject.span.text and rule.subject.codes == ("E0240",)
+    assert isinstance(rule.when, Not) and isinstance(rule.when.child, Ref)
+    result = read_clause("If more garments than the usual amounts are supplied and criteria (a) - (c) are not met, "
+                         "the garments in excess will be denied.").result
+    assert isinstance(result, Criteria), result
+    [rule] = result.rules
+    assert isinstance(rule.trigger, Condition) and "supplied" in rule.trigger.span.text
+    assert rule.subject is not None and "in excess" in rule.subject.span.text
+
+
+def test_a_reference_may_name_whom_its_criteria_apply_to() -> None:
+    text = ("Extra garments are covered when all of the following are met:\n"
+            "a. Criteria (1)-(2) listed above for all compression products are met; and,\n"
+            "b. The member has chronic lymphedema.\n")
+    result = read_clause(text).result
+    assert isinstance(result, Criteria), result
