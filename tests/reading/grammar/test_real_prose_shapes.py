@@ -6,7 +6,7 @@ names whom its criteria apply to."""
 
 from __future__ import annotations
 
-from clauseguard.corpus.criteria import AnyOf, Condition, Criteria, Not, Ref
+from clauseguard.corpus.criteria import AllOf, AnyOf, Condition, Criteria, Documentation, Not, Ref, Treatment
 from clauseguard.reading.grammar import Refusal, read_clause
 from clauseguard.reading.grammar.blocks import ItemList, blocks
 from clauseguard.reading.references import marks_in
@@ -102,3 +102,43 @@ def test_a_reference_may_name_whom_its_criteria_apply_to() -> None:
             "b. The member has chronic lymphedema.\n")
     result = read_clause(text).result
     assert isinstance(result, Criteria), result
+
+
+def test_the_additional_criteria_stated_above_are_the_earlier_rules_own_requirements() -> None:
+    text = ("A bariatric stretcher (E0999) is covered when criteria (1)-(2) above are met and the treating practitioner "
+            "certifies that the member has a severe obesity requiring a wider frame.\n"
+            "If a stretcher (code E0999) is provided and criteria (1)-(2) plus the additional criteria stated above are "
+            "not met, it will be denied as not reasonable and necessary.")
+    result = read_clause(text).result
+    assert isinstance(result, Criteria), result
+    denial = result.rules[-1]
+    assert denial.effect == "not_covered" and isinstance(denial.when, Not)
+    inner = denial.when.child
+    assert isinstance(inner, AllOf) and isinstance(inner.children[0], Ref)
+    assert isinstance(inner.children[1], Condition) and inner.children[1].documented
+
+
+def test_a_certified_condition_is_named_by_its_core_not_by_what_qualifies_it() -> None:
+    # the lexicon's name before "requiring ..." / "severe enough to ...", an article before the severity, and an
+    # "(i.e., ...)" aside whose figures are no bound of the criterion
+    result = read_clause("A talking glucose meter is covered when the treating practitioner certifies that the "
+                         "member has a severe visual impairment (i.e., acuity of 20/200 or worse) requiring a "
+                         "meter that speaks.").result
+    assert isinstance(result, Criteria), result
+    [rule] = result.rules
+    assert isinstance(rule.when, Condition)
+    assert rule.when.concept == "visual impairment" and rule.when.severity == ("severe",) and rule.when.documented
+
+
+def test_an_order_that_keeps_to_the_label_is_a_statement_the_record_makes() -> None:
+    result = read_clause("The infusion pump is covered when the pump is prescribed in accordance with its FDA "
+                         "indications for use.").result
+    assert isinstance(result, Criteria), result
+    assert isinstance(result.rules[0].when, Documentation)
+
+
+def test_a_therapy_named_in_its_verb_is_read() -> None:
+    result = read_clause("A CGM is covered when the member is insulin-treated.").result
+    assert isinstance(result, Criteria), result
+    when = result.rules[0].when
+    assert isinstance(when, Treatment) and when.therapy == "insulin" and when.statuses == ("treated",)

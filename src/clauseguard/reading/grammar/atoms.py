@@ -47,6 +47,8 @@ MAX_CONCEPT_WORDS: Final = 14  # a longer stretch is not a name of something a f
 MAX_STATEMENT_WORDS: Final = 45  # what a clinician must state or a record document, in its own words
 _ARTICLES: Final = re.compile(r"^(?:the|a|an|any|his|her|their|its)\s+", re.IGNORECASE)
 _CODE: Final = re.compile(r"(?<![\w.-])([A-Z]\d{4}|\d{4}[A-Z0-9]|[A-Z]\d{2}(?:\.[A-Z0-9]{1,4})?)(?![\w])")
+_BRACKETS: Final = re.compile(r"\([^()]*(?:\([^()]*\)[^()]*)*\)")
+_ASIDE: Final = re.compile(r"\((?:i\.e\.|that is)[^()]*(?:\([^()]*\)[^()]*)*\)", re.IGNORECASE)
 _AFTER_COURSE: Final = re.compile(r"\b(?:after|despite|following)\s*$", re.IGNORECASE)
 
 
@@ -204,6 +206,11 @@ class Reader:
         if m is not None and m.start() - a < 40:
             item = self.statement_of(m.end(), b)
             return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
+        m = _rx(_section("documentation", "labelled_use")).search(self.folded, a, b)
+        if m is not None and not self.folded[m.end():b].strip(" ,;.").replace("for use", "").strip():
+            # "the device is prescribed in accordance with its FDA indications for use": what the order says
+            item = self.statement_of(self._person_end(a, b), b)
+            return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
         m = _rx(_section("documentation", "after")).search(self.folded, a, b)
         if m is not None and m.end() >= b - 2:
             item = self.name(self._person_end(a, m.start()), m.start())
@@ -296,8 +303,18 @@ class Reader:
             return Service(self.fresh(), self.span(a, b), concept="service " + ", ".join(codes), codes=tuple(codes))
         return None
 
+    def _named_core(self, a: int, b: int) -> int | None:
+        """Where a condition the lexicon names ends, before what qualifies it ("an impairment of manual
+        dexterity [severe enough to require ...]"); None when there is no such core."""
+        cut = _rx(_section("qualifiers_after")).search(self.folded, a, b)
+        if cut is None or cut.start() <= a:
+            return None
+        core = _ARTICLES.sub("", " ".join(_BRACKETS.sub(" ", self.text[a:cut.start()]).split()).strip(" .,;"))
+        return cut.start() if core and self.lex.concept_named(core) is not None else None
+
     def condition(self, a: int, b: int, require_lead: bool = False) -> Node | None:
-        found = values(self.text[a:b])
+        # an "(i.e., ...)" aside explains the condition; its figures are no bound of the criterion
+        found = values(_ASIDE.sub(lambda m: " " * len(m.group(0)), self.text[a:b]))
         if any(v.explicit for v in found) or len(found) > 1:
             # "a score of 20 or higher", "after at least 8 weeks of therapy", "an AHI of 5 to 14": a bound
             # or a range is no part of a name ("type 2 diabetes" is one number, no bound)
@@ -331,14 +348,21 @@ class Reader:
                 continue
             break
         sev = _rx(_section("condition", "severity")).match(low, _skip_space(low, start))
+        if sev is None and led:
+            # "has a severe visual impairment": the article before the severity
+            art = _ARTICLES.match(low[_skip_space(low, start):b])
+            sev = _rx(_section("condition", "severity")).match(low, _skip_space(low, start) + art.end()) if art else None
         if sev is not None:
             words = fold(sev.group(0))
             levels = [lvl for lvl in ("mild", "moderate", "severe") if lvl in words]
             severity = tuple(levels if "to" not in words else _range(levels))
             start = sev.end()
-        if require_lead and not (led and (severity or self.lex.concept_named(self.text[start:b].strip(" .,;")))):
+        core_end = self._named_core(start, b) if led else None
+        if require_lead and not (led and (severity or self.lex.concept_named(self.text[start:b].strip(" .,;"))
+                                          or core_end is not None)):
             return None
-        name = self.name(start, b, None)
+        # a named condition before what qualifies it is the concept ("visual impairment [requiring ...]")
+        name = self.name(start, core_end, None) if core_end is not None else self.name(start, b, None)
         if name is None:
             return None
         codes = tuple(c for c in _CODE.findall(self.text[a:b]) if re.match(r"[A-Z]\d{2}", c))

@@ -9,7 +9,7 @@ read by atoms.py; this module only says how the pieces combine, and refuses when
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -128,6 +128,8 @@ class ConditionReader:
     def __init__(self, atoms: Reader) -> None:
         self.atoms = atoms
         self.text = atoms.text
+        # "plus the additional criteria stated above": what the clause's earlier rules require (the compiler's)
+        self.stated_above: Callable[[], Node | None] = lambda: None
 
     def tokens(self, parts: Sequence[Tok], lists: dict[str, Node] | None = None) -> Reading:
         """A condition as the statement grammar tagged it: references and "are met" / "are not met",
@@ -169,6 +171,10 @@ class ConditionReader:
                         parts[j] = Tok("TEXT", "", Span(end, parts[j].span.end, self.text[end:parts[j].span.end]))
                         break
                     j += 1
+                above = self._above(parts[j]) if j < len(parts) else None
+                if above is not None:
+                    ref = AllOf((ref, above))
+                    j += 1
                 if j < len(parts) and parts[j].type == "NOT_MET":
                     ref = Not(ref)
                     j += 1
@@ -197,6 +203,16 @@ class ConditionReader:
         if not nodes:
             return Reading(None, unread)
         return Reading(nodes[0] if len(nodes) == 1 else AllOf(tuple(nodes)), unread)
+
+    def _above(self, tok: Tok) -> Node | None:
+        """"plus the additional criteria stated above" after a reference: the requirements the clause's
+        earlier rules state of their own (phrase data `reference.stated_above`), or None."""
+        if tok.type != "TEXT":
+            return None
+        low = fold(tok.span.text).strip(" ,")
+        if not any(p.regex.fullmatch(low) for p in phrases().of("reference", "stated_above")):
+            return None
+        return self.stated_above()
 
     def _neither(self, parts: list[Tok], i: int, nodes: list[Node], unread: list[Unread]) -> int:
         """"neither criterion (1) nor (2) above is met": not one of the references is met. The index after

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from clauseguard.corpus.criteria import (
+    AllOf,
     Amendment,
     AnyOf,
     Condition,
@@ -23,6 +24,7 @@ from clauseguard.corpus.criteria import (
     Criteria,
     Node,
     Note,
+    Ref,
     Rule,
     Span,
     renumber,
@@ -87,8 +89,22 @@ class ClauseCompiler:
         self.folded = fold(text)
         self.parts = StatementParts(text, lexicon, self.atoms, self.conditions, self.fresh, self.notes, self.unread, self.caps)
         self.lists = ListReader(self.conditions, self.notes, self.unread)
+        self.conditions.stated_above = self._stated_above
         self.condition = self.lists.condition
         self.list_node = self.lists.list_node
+
+    def _stated_above(self) -> Node | None:
+        """"plus the additional criteria stated above": what each earlier covering rule of the clause requires
+        besides its references; one of them, when the clause grants cover on several paths."""
+        own: list[Node] = []
+        for rule in self.rules:
+            parts = rule.when.children if isinstance(rule.when, AllOf) else (rule.when,)
+            kept = [n for n in parts if n is not None and not isinstance(n, Ref)]
+            if rule.effect == "covered" and kept:
+                own.append(kept[0] if len(kept) == 1 else AllOf(tuple(kept)))
+        if not own:
+            return None
+        return own[0] if len(own) == 1 else AnyOf(tuple(own))
 
     def fresh(self) -> str:
         self.counter += 1

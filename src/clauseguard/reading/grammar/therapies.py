@@ -117,6 +117,10 @@ class TherapyReader:
         therapy_text = re.sub(r"\s+(?:for|of|over)\s*$", "", self.text[therapy_a:therapy_b])
         therapy_text = re.split(r"\s+(?:for|with an?|at)\s+", therapy_text)[0]
         name = self.name(therapy_a, therapy_a + len(therapy_text), None)
+        compound = re.search(r"([a-z]+)[- ]treated\b", self.folded[best[0]:best[1]])
+        if name is None and compound is not None and not self.text[therapy_a:b].strip(" ,;.:"):
+            # "is insulin-treated": the verb names the therapy itself
+            name = self.name(best[0] + compound.start(1), best[0] + compound.end(1), None)
         if name is None:
             return None
         atoms: list[Node] = [Treatment(self.fresh(), self.span(a, b), therapy=name,
