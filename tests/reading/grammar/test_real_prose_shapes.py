@@ -7,6 +7,8 @@ names whom its criteria apply to."""
 from __future__ import annotations
 
 from clauseguard.corpus.criteria import AllOf, AnyOf, Condition, Criteria, Documentation, Not, Ref, Treatment
+from clauseguard.reading.evaluate import evaluate
+from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.grammar import Refusal, read_clause
 from clauseguard.reading.grammar.blocks import ItemList, blocks
 from clauseguard.reading.references import marks_in
@@ -118,16 +120,39 @@ def test_the_additional_criteria_stated_above_are_the_earlier_rules_own_requirem
     assert isinstance(inner.children[1], Condition) and inner.children[1].documented
 
 
-def test_a_certified_condition_is_named_by_its_core_not_by_what_qualifies_it() -> None:
-    # the lexicon's name before "requiring ..." / "severe enough to ...", an article before the severity, and an
-    # "(i.e., ...)" aside whose figures are no bound of the criterion
+def test_a_certified_condition_with_words_the_reader_cannot_weigh_is_refused() -> None:
+    # read as a statement, "that is not controlled by methotrexate" was cut off and the requirement lost
+    result = read_clause("Abatacept is covered when the rheumatologist certifies that the member has rheumatoid "
+                         "arthritis that is not controlled by methotrexate.").result
+    assert isinstance(result, Refusal)
+    assert any("not controlled" in u.span.text for u in result.unread)
+
+
+def test_a_severity_after_an_article_and_an_explaining_aside() -> None:
+    # "has a severe X": the article before the severity; an "(i.e., ...)" aside's figures are no bound
     result = read_clause("A talking glucose meter is covered when the treating practitioner certifies that the "
-                         "member has a severe visual impairment (i.e., acuity of 20/200 or worse) requiring a "
-                         "meter that speaks.").result
+                         "member has a severe visual impairment (i.e., acuity of 20/200 or worse).").result
     assert isinstance(result, Criteria), result
     [rule] = result.rules
     assert isinstance(rule.when, Condition)
     assert rule.when.concept == "visual impairment" and rule.when.severity == ("severe",) and rule.when.documented
+
+
+def test_silence_never_fires_a_denial_for_criteria_not_met() -> None:
+    # the denial negates criteria it refers to and the earlier rule's own requirement: left unstated, that
+    # requirement is unknown, not absent, so the denial cannot fire (it did: NOT_COVERED on silence)
+    text = ("A bath lift (E0240) is covered when criteria (1)-(2) below are met and the treating practitioner "
+            "certifies that the member has a severe visual impairment.\n"
+            "If a bath lift (code E0240) is provided and criteria (1)-(2) plus the additional criteria stated above "
+            "are not met, it will be denied as not reasonable and necessary.\n"
+            "1. The member has diabetes mellitus; and,\n2. The member has hypertension.\n")
+    criteria = read_clause(text).result
+    assert isinstance(criteria, Criteria), criteria
+    facts = read_facts("Type 2 diabetes mellitus and hypertension. Request: bath lift E0240.", ("E11.9", "I10"),
+                       ("E0240",), vocabulary=vocabulary_of([criteria]))
+    found = evaluate(criteria, facts)
+    assert found.outcome == "undecided"
+    assert "visual impairment" in found.missing_facts
 
 
 def test_an_order_that_keeps_to_the_label_is_a_statement_the_record_makes() -> None:

@@ -30,6 +30,7 @@ from clauseguard.corpus.criteria import (
     Treatment,
     Waiver,
     iter_atoms,
+    iter_refs,
 )
 from clauseguard.reading.evaluate.conditions import ConditionReader
 from clauseguard.reading.evaluate.documents import DocumentReader
@@ -89,7 +90,11 @@ class TreeJudge(ConditionReader, QuantityReader, TherapyReader, DocumentReader, 
             # what a reference names is required where it is defined, whatever words surround it
             return self._judge(target, "requirement", waived)
         if isinstance(node, Not):
-            inner = self._judge(node.child, role, waived)
+            # "denied if criteria (1)-(2) plus the additional criteria stated above are not met": a negation over
+            # criteria it refers to negates requirements, not an occasion; left unstated they are unknown, so
+            # silence never fires the denial. "X without red-flag features is not covered" keeps its occasion.
+            negates_criteria = role == "exception" and next(iter_refs(node.child), None) is not None
+            inner = self._judge(node.child, "requirement" if negates_criteria else role, waived)
             return _Judged(k_not(inner.value), inner.missing if inner.value == UNKNOWN else [])
         if isinstance(node, Waiver):
             cond = self._judge(node.condition, "exception", waived)

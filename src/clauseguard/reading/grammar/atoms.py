@@ -47,7 +47,6 @@ MAX_CONCEPT_WORDS: Final = 14  # a longer stretch is not a name of something a f
 MAX_STATEMENT_WORDS: Final = 45  # what a clinician must state or a record document, in its own words
 _ARTICLES: Final = re.compile(r"^(?:the|a|an|any|his|her|their|its)\s+", re.IGNORECASE)
 _CODE: Final = re.compile(r"(?<![\w.-])([A-Z]\d{4}|\d{4}[A-Z0-9]|[A-Z]\d{2}(?:\.[A-Z0-9]{1,4})?)(?![\w])")
-_BRACKETS: Final = re.compile(r"\([^()]*(?:\([^()]*\)[^()]*)*\)")
 _ASIDE: Final = re.compile(r"\((?:i\.e\.|that is)[^()]*(?:\([^()]*\)[^()]*)*\)", re.IGNORECASE)
 _AFTER_COURSE: Final = re.compile(r"\b(?:after|despite|following)\s*$", re.IGNORECASE)
 
@@ -200,6 +199,10 @@ class Reader:
                 said = self.condition(m.end(), b, require_lead=True)
                 if isinstance(said, Condition):
                     return dataclasses.replace(said, span=self.span(a, b), documented=True)
+                if self._named_then_more(m.end(), b):
+                    # "certifies that the member has rheumatoid arthritis that is not controlled ...": a condition
+                    # with words after it the reader cannot weigh; as a statement its requirement would be lost
+                    return None
                 item = self.statement_of(m.end(), b)
                 return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
         m = _rx(_section("documentation", "nouns")).search(self.folded, a, b)
@@ -303,14 +306,16 @@ class Reader:
             return Service(self.fresh(), self.span(a, b), concept="service " + ", ".join(codes), codes=tuple(codes))
         return None
 
-    def _named_core(self, a: int, b: int) -> int | None:
-        """Where a condition the lexicon names ends, before what qualifies it ("an impairment of manual
-        dexterity [severe enough to require ...]"); None when there is no such core."""
-        cut = _rx(_section("qualifiers_after")).search(self.folded, a, b)
-        if cut is None or cut.start() <= a:
-            return None
-        core = _ARTICLES.sub("", " ".join(_BRACKETS.sub(" ", self.text[a:cut.start()]).split()).strip(" .,;"))
-        return cut.start() if core and self.lex.concept_named(core) is not None else None
+    def _named_then_more(self, a: int, b: int) -> bool:
+        """A statement that a person has a condition the lexicon names, followed by more words."""
+        start = _skip_space(self.folded, self._person_end(_skip_space(self.folded, a), b))
+        lead = _rx(_section("condition", "leads")).match(self.folded, start)
+        if lead is None:
+            return False
+        words = re.sub(r"\([^()]*\)", " ", self.folded[lead.end():b]).split()
+        words = words[1:] if words and words[0] in ("a", "an", "the") else words
+        words = words[1:] if words and words[0] in ("mild", "moderate", "severe") else words
+        return any(self.lex.concept_named(" ".join(words[:n])) is not None for n in range(1, min(6, len(words))))
 
     def condition(self, a: int, b: int, require_lead: bool = False) -> Node | None:
         # an "(i.e., ...)" aside explains the condition; its figures are no bound of the criterion
@@ -357,12 +362,9 @@ class Reader:
             levels = [lvl for lvl in ("mild", "moderate", "severe") if lvl in words]
             severity = tuple(levels if "to" not in words else _range(levels))
             start = sev.end()
-        core_end = self._named_core(start, b) if led else None
-        if require_lead and not (led and (severity or self.lex.concept_named(self.text[start:b].strip(" .,;"))
-                                          or core_end is not None)):
+        if require_lead and not (led and (severity or self.lex.concept_named(self.text[start:b].strip(" .,;")))):
             return None
-        # a named condition before what qualifies it is the concept ("visual impairment [requiring ...]")
-        name = self.name(start, core_end, None) if core_end is not None else self.name(start, b, None)
+        name = self.name(start, b, None)
         if name is None:
             return None
         codes = tuple(c for c in _CODE.findall(self.text[a:b]) if re.match(r"[A-Z]\d{2}", c))

@@ -48,6 +48,10 @@ def texts() -> Iterator[tuple[str, str, str]]:
                 for c in v["clauses"]:
                     yield style, str(c["id"]), str(c["text"])
                     yield from _headings(style, c)
+    shapes = root / "evals" / "styles" / "shapes" / "dev" / "phrasebook.yaml"  # the second edition: one book, every style
+    if shapes.is_file():
+        for e in yaml.safe_load(shapes.read_text(encoding="utf-8"))["sentences"]:
+            yield str(e["style"]), str(e["id"]), str(e["text"])
     real = root.parent / "shared" / "real" / "cms-l33822" / "corpus.yaml"
     if real.is_file():
         for d in yaml.safe_load(real.read_text(encoding="utf-8"))["documents"]:
