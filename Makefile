@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test notes install lint clean browser phi-tables postgres
+.PHONY: demo test notes styles install lint clean browser phi-tables postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,7 @@ test: $(STAMP) browser postgres
 	  $(EVAL) --corpus $(MKRAFA)/corpus.json eval $(MKRAFA)/seed.json $(MKRAFA)/generated.json --diff; \
 	else echo "external suite not found at $(MKRAFA): its baseline check is skipped"; fi
 	$(MAKE) --no-print-directory notes
+	$(MAKE) --no-print-directory styles
 	$(BIN)/python -m pytest
 
 # The clinical-note suite (issue 11): the dev half against its baselines (--diff), the holdout half
@@ -53,6 +54,17 @@ notes: $(STAMP)
 	  CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/python -m clauseguard.evals.holdout evals/real/l33822 \
 	    --check evals/baselines/l33822-holdout.json > /dev/null; \
 	else echo "../shared not found: the notes suite's external and CMS parts and its holdout half are skipped"; fi
+
+# The house-style suites' holdout halves (issue 12: four blind corpora with cases, roles and phrasebooks, and
+# the second-edition phrasebook), through the runner that prints only counts, held to their baselines:
+# no false auto-determination, no search answer released wrong and no phrasebook tree wrong beyond the
+# baseline's (the baselines record the counts not yet at 0), no score below it. Two runs side by side.
+HOLDOUT := CLAUSEGUARD_HOME=$(CURDIR)/.venv/eval-home $(BIN)/python -m clauseguard.evals.holdout
+styles: $(STAMP)
+	@$(HOLDOUT) evals/styles/cms_lcd evals/styles/medical_policy evals/styles/shapes \
+	  --check evals/baselines/styles-holdout-a.json > /dev/null & first=$$!; \
+	$(HOLDOUT) evals/styles/drug_policy evals/styles/group_terms --check evals/baselines/styles-holdout-b.json > /dev/null; \
+	second=$$?; wait $$first && [ $$second -eq 0 ] && echo "house-style holdouts: held to their baselines"
 
 # The page's browser tests drive Debian's chromium headless (never a browser Playwright downloads).
 # Installed when missing; under CI=true a browser that cannot be installed fails the run.

@@ -262,10 +262,13 @@ def _print(result: Mapping[str, Any]) -> None:
 # never rise above the baseline's where it has some: the target is 0 everywhere, and a count that is not
 # yet 0 is recorded in the baseline and in the closing notes, never hidden.
 NOT_BELOW: Final = (("answer", "determination_accuracy"), ("answer", "gate_correctness"),
-                    ("answer", "citation_faithfulness"), ("note_phrasebook", "exact"))
+                    ("answer", "citation_faithfulness"), ("note_phrasebook", "exact"), ("search", "pass_rate"),
+                    ("policy_phrasebook", "exact"), ("compile_rate", "compile_rate"))
 NOT_ABOVE: Final = (("answer", "hallucinated_clause_count"), ("answer", "stale_citation_count"),
-                    ("answer", "false_auto_determine"), ("note_phrasebook", "wrong"))
-SAFETY: Final = (("answer", "false_auto_determine"), ("note_phrasebook", "wrong"))
+                    ("answer", "false_auto_determine"), ("note_phrasebook", "wrong"),
+                    ("search", "wrong_answer_released"), ("policy_phrasebook", "wrong"))
+SAFETY: Final = (("answer", "false_auto_determine"), ("note_phrasebook", "wrong"), ("search", "wrong_answer_released"),
+                 ("policy_phrasebook", "wrong"))
 
 
 def problems(results: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]] | None) -> list[str]:
