@@ -24,7 +24,9 @@ STYLES = ("cms_lcd", "medical_policy", "drug_policy", "group_terms")
 # stopped being a condition of that name.
 # 2026-12-07: a sentence joined to the rule above by a joiner line is refused, not a note (cms 18 -> 17 and
 # medical 15 -> 14 wrong)
-FLOORS = {"cms_lcd": (27, 17), "medical_policy": (23, 14), "drug_policy": (21, 17), "group_terms": (26, 15)}
+# 2026-12-07 (stop 33): a reference ("meet criterion A or B") or a bare quantity ("3 months") is no condition's
+# name (cms 16 -> 15, medical 14 -> 13, drug 15 -> 13 wrong); ceilings brought down to what is measured
+FLOORS = {"cms_lcd": (27, 15), "medical_policy": (23, 13), "drug_policy": (22, 13), "group_terms": (27, 14)}
 RATE_FLOORS = {"cms_lcd": 0.23, "medical_policy": 0.10, "drug_policy": 0.38, "group_terms": 0.30}
 
 

@@ -6,7 +6,7 @@ names whom its criteria apply to."""
 
 from __future__ import annotations
 
-from clauseguard.corpus.criteria import AllOf, AnyOf, Condition, Criteria, Documentation, Not, Ref, Treatment
+from clauseguard.corpus.criteria import AllOf, AnyOf, Condition, Criteria, Documentation, Not, Ref, Treatment, iter_atoms
 from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.grammar import Refusal, read_clause
@@ -167,3 +167,13 @@ def test_a_therapy_named_in_its_verb_is_read() -> None:
     assert isinstance(result, Criteria), result
     when = result.rules[0].when
     assert isinstance(when, Treatment) and when.therapy == "insulin" and when.statuses == ("treated",)
+
+
+def test_a_reference_or_a_bare_quantity_is_never_named_as_a_condition() -> None:
+    # "meet criterion A or B" had been named as a condition, and "3 months" as another
+    for text in ("If the member does not meet criterion A or B, the lift chair will be denied as not medically necessary.",
+                 "Members who have not tried naproxen or ibuprofen for 3 months are not approved."):
+        result = read_clause(text).result
+        criteria = result if isinstance(result, Criteria) else result.partial
+        names = [getattr(a, "concept", "") for r in (criteria.rules if criteria else ()) for a in iter_atoms(r.when)]
+        assert not any("criterion" in n or n.strip() == "3 months" for n in names), names

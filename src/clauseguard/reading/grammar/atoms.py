@@ -83,10 +83,15 @@ class Reader:
         low = fold(raw)
         if len(raw.split()) > MAX_CONCEPT_WORDS or self.vague(low):
             return None
-        if re.search(r"\b(?:who|whom|whose|which|neither|is|are|was|were)\b|\band (?:a|an|the|at least)\b", low):
+        if re.search(r"\b(?:who|whom|whose|which|neither|is|are|was|were|meets?|criterion|criteria)\b"
+                     r"|\band (?:a|an|the|at least)\b", low):
             # "COPD who cannot walk ...", "four trials and a course of ECT", "neither", "quantities that
-            # exceed the guidelines are provided": a clause, two things or no thing, not a name
+            # exceed the guidelines are provided", "meet criterion A or B": a clause, two things, a
+            # reference or no thing, not a name
             return None
+        if values(raw) and not re.sub(r"[\d.,/%]+|\b(?:days?|weeks?|months?|years?|hours?|times?|or|more|less|at|least)\b",
+                                      "", low).strip():
+            return None  # "3 months": a quantity names nothing
         if re.search(r"\band\b", low) and re.search(r"\bor\b", low):
             return None  # "COPD or fibrosis and hypoxemia": which binds tighter is not written
         return low
