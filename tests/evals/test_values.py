@@ -11,6 +11,8 @@ from clauseguard.evals.values import judge_values, same_value
 @pytest.mark.parametrize(("stated", "expected"), [
     ("EUR 1,500", "€1,500"), ("GBP 600", "600 pounds"), ("12 months", "1 year"), ("30 visits", "30 visits"),
     ("30 nights", "30 nights per year"), ("10%", "10.0%"), ("no", "No"), ("yes", "yes"), ("2 arrays", "2 arrays"),
+    # a count in a window of time is a count: its window counts only when both sides give one
+    ("100 billing units per 28 days", "100 billing units"), ("3 sessions per week", "3 sessions every 7 days"),
 ])
 def test_two_wordings_of_one_value_agree(stated: str, expected: str) -> None:
     assert same_value(stated, expected)
@@ -19,6 +21,9 @@ def test_two_wordings_of_one_value_agree(stated: str, expected: str) -> None:
 @pytest.mark.parametrize(("stated", "expected"), [
     ("EUR 1,500", "EUR 1,000"), ("EUR 150", "GBP 150"), ("70%", "80%"), ("6 months", "6 weeks"),
     ("30 days", "1 month"), ("20 visits", "30 visits"), ("yes", "no"), ("12 sessions", "12 months"), (None, "yes"),
+    # read as the duration "28 days", these had agreed; and a count is not its own window
+    ("50 units per 28 days", "100 units per 28 days"), ("100 units per 56 days", "100 units per 28 days"),
+    ("28 days", "100 billing units per 28 days"),
 ])
 def test_different_values_never_agree(stated: str | None, expected: str) -> None:
     assert not same_value(stated, expected)

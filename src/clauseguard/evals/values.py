@@ -25,6 +25,12 @@ _AMOUNT: Final = re.compile(
 _RATE: Final = re.compile(rf"(?P<n>{_NUMBER})\s?(?:%|per ?cent\b|percent\b)", re.IGNORECASE)
 _DURATION: Final = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>hour|day|week|month|year)s?\b", re.IGNORECASE)
 _COUNT: Final = re.compile(rf"(?P<n>{_NUMBER})\b")
+# "100 billing units per 28 days", "2 doses every 28 days": a count in a window of time, not a duration
+_COUNT_WINDOW: Final = re.compile(
+    rf"(?P<n>{_NUMBER})\s+(?!(?:hour|day|week|month|year)s?\b)(?:[a-z][\w/-]*(?:\s+[a-z][\w/-]*){{0,4}}?\s+)?"
+    rf"(?:per|every|each|in|within|over|a|an)\s+(?:(?P<w>{_NUMBER})\s*)?(?P<u>hour|day|week|month|year)s?\b",
+    re.IGNORECASE,
+)
 _YES: Final = frozenset({"yes", "covered", "true"})
 _NO: Final = frozenset({"no", "not covered", "excluded", "false"})
 
@@ -54,6 +60,8 @@ def quantity(text: str) -> Quantity | None:
         return Quantity("amount", _num(number), _CURRENCY.get(currency.casefold(), currency.upper()))
     if m := _RATE.search(low):
         return Quantity("rate", _num(m.group("n")), "")
+    if (m := _COUNT_WINDOW.search(low)) and not _DURATION.search(low[:m.start("n")]):
+        return Quantity("count", _num(m.group("n")), _window(m))
     if m := _DURATION.search(low):
         n, unit = _num(m.group("n")), m.group("u").casefold()
         if unit in _MONTHS_PER:
@@ -66,12 +74,22 @@ def quantity(text: str) -> Quantity | None:
     return None
 
 
+def _window(m: re.Match[str]) -> str:
+    """A count's window in one unit: "per 4 weeks" -> "per 28 day", "per month" -> "per 1 month"."""
+    n, unit = _num(m.group("w")) if m.group("w") else 1.0, m.group("u").casefold()
+    if unit in _MONTHS_PER:
+        n, unit = n * _MONTHS_PER[unit], "month"
+    elif unit in _DAYS_PER:
+        n, unit = n * _DAYS_PER[unit], "day"
+    return f"per {n:g} {unit}"
+
+
 def quantities(text: str) -> list[Quantity]:
     """Every quantity the judge can read in a text (each number once, by the first kind that reads it)."""
     found: list[Quantity] = []
     taken: list[tuple[int, int]] = []
     low = " ".join(text.split()).casefold()
-    for pattern in (_AMOUNT, _RATE, _DURATION):
+    for pattern in (_AMOUNT, _RATE, _COUNT_WINDOW, _DURATION):
         for m in pattern.finditer(low):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
@@ -95,6 +113,8 @@ def released_kind(stated: str, expected: str, source_text: str) -> str:
 
 
 def same_value_q(a: Quantity, b: Quantity) -> bool:
+    if a.kind == b.kind == "count" and not (a.unit and b.unit):
+        return a.number == b.number  # "30 visits" is "30 visits per calendar year": a window only one side gives
     return a == b and not (a.kind == "duration" and a.unit != b.unit)
 
 
@@ -108,7 +128,7 @@ def same_value(stated: str | None, expected: str) -> bool:
     if a.kind == "duration" and b.kind == "duration" and a.unit != b.unit and a.number is not None and b.number is not None:
         # months and days meet only on whole months of 30 days ("30 days" is not "1 month")
         return False
-    return a == b
+    return same_value_q(a, b)
 
 
 def _key(text: str) -> str:
