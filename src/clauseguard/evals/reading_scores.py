@@ -89,12 +89,17 @@ def compile_rate(corpus_path: Path | str, roles_path: Path | str) -> dict[str, A
 
 def score_expected_trees(corpus_path: Path | str, trees_path: Path | str) -> dict[str, Any]:
     """exact / refused / wrong of the compiled deciding clauses against trees written by offsets."""
+    from clauseguard.reading.grammar import Refusal, read_clause
+    from clauseguard.reading.roles import clause_headings
+
     data = yaml.safe_load(packed.read_text(trees_path))
-    texts = _clauses(corpus_path)
+    clauses = _clause_records(corpus_path)
     counts: Counter[str] = Counter()
     wrong: Counter[str] = Counter()
     for cid, entry in data["clauses"].items():
-        verdict = judge_tree(texts[cid], entry["expected"], _compiled(texts[cid]))
+        # read as the engine reads it: with the clause's kind and headings ("CGM Continued Coverage")
+        got = read_clause(clauses[cid].text, clauses[cid].kind, None, clause_headings(clauses[cid])).result
+        verdict = judge_tree(clauses[cid].text, entry["expected"], None if isinstance(got, Refusal) else got)
         counts[verdict.category] += 1
         if verdict.category == "wrong":
             wrong[_category(verdict.why)] += 1

@@ -63,6 +63,8 @@ def test_real_cms_text_compile_rate_and_trees() -> None:
     # 2026-12-07 (stop 33): 0.727 with 28 exact / 4 wrong once the criteria a reference names ("criteria (a) - (c)
     # below") stayed with the clause through renumbering, and "neither", "if X is provided and" and a reference's
     # "for all ..." were read
-    assert rate["compile_rate"] >= 0.72
+    # then 0.773 with 30 exact / 4 wrong when a requirement under a continued-coverage heading (the corpus's
+    # article title) was read, and the trees were judged as the engine reads them, headings included
+    assert rate["compile_rate"] >= 0.77
     assert rate["roles"]["undercalled"] == 0
-    assert trees["exact"] >= 28 and trees["wrong"] <= 4
+    assert trees["exact"] >= 30 and trees["wrong"] <= 4

@@ -6,7 +6,17 @@ names whom its criteria apply to."""
 
 from __future__ import annotations
 
-from clauseguard.corpus.criteria import AllOf, AnyOf, Condition, Criteria, Documentation, Not, Ref, Treatment, iter_atoms
+from clauseguard.corpus.criteria import (
+    AllOf,
+    AnyOf,
+    Condition,
+    Criteria,
+    Documentation,
+    Not,
+    Ref,
+    Treatment,
+    iter_atoms,
+)
 from clauseguard.reading.evaluate import evaluate
 from clauseguard.reading.facts import read_facts, vocabulary_of
 from clauseguard.reading.grammar import Refusal, read_clause
@@ -177,3 +187,35 @@ def test_a_reference_or_a_bare_quantity_is_never_named_as_a_condition() -> None:
         criteria = result if isinstance(result, Criteria) else result.partial
         names = [getattr(a, "concept", "") for r in (criteria.rules if criteria else ()) for a in iter_atoms(r.when)]
         assert not any("criterion" in n or n.strip() == "3 months" for n in names), names
+
+
+def test_a_requirement_sentence_under_a_continued_coverage_heading_is_a_rule_of_continued_cover() -> None:
+    text = ("Continued Coverage\nEvery twelve (12) months after the first fitting of the E0748, the treating "
+            "practitioner conducts an in-person visit with the member to review its use.")
+    result = read_clause(text).result
+    assert isinstance(result, Criteria), result
+    [rule] = result.rules
+    assert rule.effect == "covered" and rule.approval == "continuation"
+    assert rule.subject is not None and rule.subject.codes == ("E0748",)
+    assert rule.when is not None and rule.when.kind == "event"
+    # the heading may come from the corpus's article title instead of the text
+    result = read_clause(text.split("\n", 1)[1], None, None, ["Bone growth stimulators: Continued Coverage"]).result
+    assert isinstance(result, Criteria) and result.rules[0].approval == "continuation"
+    # with no such heading, the same sentence decides in no form the grammar reads
+    assert not isinstance(read_clause(text.split("\n", 1)[1]).result, Criteria) or not read_clause(
+        text.split("\n", 1)[1]).result.rules
+
+
+def test_a_continued_coverage_rule_never_grants_or_denies_alone() -> None:
+    # nothing in it tells a continuing member from a new one: met, it does not cover a new request
+    from clauseguard.corpus.criteria import Rule, Span
+
+    text = "Every 12 months the member has diabetes mellitus."
+    span = Span(0, len(text), text)
+    when = Condition("a1", Span(15, 48, text[15:48]), concept="diabetes mellitus")
+    facts = read_facts("Type 2 diabetes mellitus.", ("E11.9",), (), vocabulary=vocabulary_of([]))
+    plain = evaluate(Criteria((Rule("covered", span, None, None, None, when),)), facts)
+    continued = evaluate(Criteria((Rule("covered", span, None, None, None, when, approval="continuation"),)), facts)
+    assert plain.outcome == "covered"
+    assert continued.outcome == "undecided"
+    assert any("continues cover" in m for m in continued.missing_facts)

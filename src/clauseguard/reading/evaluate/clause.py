@@ -202,8 +202,16 @@ class _Evaluator(TreeJudge):
                            "service is not covered under this rule")
         if subject == UNKNOWN and outcome != "not_covered":
             outcome = "undecided"
+        missing = tuple(when.missing) + self._subject_missing(rule, subject)
+        if rule.approval == "continuation" and rule.population is None and outcome != "undecided":
+            # a criterion of continued cover with no population to tell a continuing member from a new one
+            # ("Continued Coverage / every 6 months the practitioner sees ..."): it neither grants nor denies
+            # until the request says which it is
+            outcome = "undecided"
+            missing += (f"whether the request continues cover already granted for {rule.subject.label if rule.subject else 'it'}",)
+            reasons.append("a continued-coverage criterion: it applies only to a member whose cover is continuing")
         return RuleResult(rule.effect, outcome, rule.span, subject, pop_value, trig_value, when.value,
-                          when.routed_to, tuple(reasons), tuple(when.missing) + self._subject_missing(rule, subject))
+                          when.routed_to, tuple(reasons), missing)
 
     def _subject_missing(self, rule: Rule, subject: Value) -> tuple[str, ...]:
         if subject == UNKNOWN and rule.subject is not None:

@@ -45,7 +45,7 @@ def read_clause(text: str, kind: str | None = None, lexicon: Lexicon | None = No
         fixed = section_role(headings)  # type: ignore[assignment]
     if fixed is not None and fixed not in DECIDING:
         return Read(fixed, Criteria())
-    compiler = ClauseCompiler(text, lexicon or default_lexicon())
+    compiler = ClauseCompiler(text, lexicon or default_lexicon(), headings)
     result = compiler.run()
     criteria = result if isinstance(result, Criteria) else None
     role = clause_role(kind, criteria, compiler.sentence_roles, compiler.heading)

@@ -283,3 +283,22 @@ def at_colon_lines(found: list[tuple[int, int]], text: str) -> list[tuple[int, i
             a = a + m.end()
         out.append((a, b))
     return out
+
+
+_HEAD_LINE: Final = re.compile(r"^[^\W\d][^.;:!?\n]{0,60}$")
+
+
+def heading_lines(found: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """"Continued Coverage" on a line of its own above a sentence: a heading apart from the sentence it
+    heads (a short line with no closing punctuation, then a line break)."""
+    out: list[tuple[int, int]] = []
+    for a, b in found:
+        first, sep, _ = text[a:b].partition("\n")
+        if sep and _HEAD_LINE.match(first.strip()) and len(first.split()) <= 6 and text[a + len(first) + 1:b].strip():
+            rest = a + len(first) + 1
+            while rest < b and text[rest] in " \t\n":
+                rest += 1
+            out.extend([(a, a + len(first.rstrip())), (rest, b)])
+        else:
+            out.append((a, b))
+    return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -31,12 +32,20 @@ from clauseguard.corpus.criteria import (
 )
 from clauseguard.reading.grammar.amendments import AmendmentReader
 from clauseguard.reading.grammar.atoms import Reader
-from clauseguard.reading.grammar.blocks import ItemList, Para, at_colon_lines, blocks, joiner_line
+from clauseguard.reading.grammar.blocks import (
+    ItemList,
+    Para,
+    at_colon_lines,
+    blocks,
+    heading_lines,
+    joiner_line,
+)
 from clauseguard.reading.grammar.conditions import ConditionReader
 from clauseguard.reading.grammar.lists import ListReader
 from clauseguard.reading.grammar.parts import StatementParts
 from clauseguard.reading.grammar.phrases import phrases
 from clauseguard.reading.grammar.result import Refusal, Unread
+from clauseguard.reading.grammar.standalone import continues, standalone_rule
 from clauseguard.reading.grammar.statement import Statement, Tok, statements, tag
 from clauseguard.reading.grammar.trees import (
     all_of,
@@ -69,8 +78,9 @@ class _Context:
 
 
 class ClauseCompiler:
-    def __init__(self, text: str, lexicon: Lexicon) -> None:
+    def __init__(self, text: str, lexicon: Lexicon, headings: Sequence[str] = ()) -> None:
         self.text = text
+        self.headings = tuple(headings)  # the clause's section and article headings (the corpus's)
         self.lex = lexicon
         self.counter = 0
         self.atoms = Reader(text, lexicon, self.fresh)
@@ -141,7 +151,8 @@ class ClauseCompiler:
 
     def para(self, span: Span, ctx: _Context, following: ItemList | None) -> bool:
         """The sentences of a paragraph; True when its last statement took the following list."""
-        found = at_colon_lines([(span.start + s.start, span.start + s.end) for s in sentences(span.text)], self.text)
+        found = heading_lines(at_colon_lines([(span.start + s.start, span.start + s.end) for s in sentences(span.text)],
+                                             self.text), self.text)
         took = False
         for n, (a, b) in enumerate(found):
             last = n == len(found) - 1
@@ -215,6 +226,14 @@ class ClauseCompiler:
             self.notes.append(Note("heading", Span(a, b, self.text[a:b])))
             self._set_aside()
             return
+        if continues([*self.headings, *(t.text for t in ctx.titles)]):
+            rule, unread = standalone_rule(self.text, a, b, self.lex, self.conditions, self.fresh)
+            if rule is not None:
+                self.rules.append(rule)  # "Continued Coverage / Every 6 months, the practitioner sees ..."
+                return
+            if unread:
+                self.unread.extend(unread)  # a requirement of continued cover, not read whole: never a note
+                return
         if self._deciding(a, b):
             self.unread.append(Unread(Span(a, b, self.text[a:b]), "a sentence that may decide, in no form the grammar reads"))
         else:
