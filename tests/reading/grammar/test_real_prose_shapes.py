@@ -219,3 +219,48 @@ def test_a_continued_coverage_rule_never_grants_or_denies_alone() -> None:
     assert plain.outcome == "covered"
     assert continued.outcome == "undecided"
     assert any("continues cover" in m for m in continued.missing_facts)
+
+
+def test_neither_after_the_verb_of_a_reference() -> None:
+    # (labels written "criterion A" or "a)" are not references yet: read as such they made two blind holdout
+    # entries wrong, 2026-12-07)
+    for text in ("If the member meets neither criterion (a) nor criterion (b), the standing frame will be denied as not "
+                 "medically necessary.",
+                 "Where an insured person meets neither (a) or (b), the hearing aid is not covered."):
+        result = read_clause(text).result
+        assert isinstance(result, Criteria), (text, result)
+        [rule] = result.rules
+        assert isinstance(rule.when, Not) and isinstance(rule.when.child, AnyOf), text
+        assert sorted(c.labels[0] for c in rule.when.child.children if isinstance(c, Ref)) == ["a", "b"]
+
+
+def test_a_negated_choice_of_criteria_is_refused() -> None:
+    # "not A or B": neither of them, or not both? the text does not say
+    for text in ("If the member does not meet criterion (A) or (B), the standing frame will be denied.",
+                 "No benefit is payable where the insured person does not meet criteria (a) or (b)."):
+        assert isinstance(read_clause(text).result, Refusal), text
+
+
+def test_a_choice_of_references_naming_the_list_below_is_that_list() -> None:
+    text = ("Approve for 6 months if the patient meets criterion (a) or criterion (b):\n"
+            "(a) Patient has an EASI score of 16 or more;\n-OR-\n(b) Patient has moderate to severe atopic dermatitis.\n")
+    result = read_clause(text).result
+    assert isinstance(result, Criteria), result
+    [rule] = result.rules
+    assert isinstance(rule.when, AnyOf) and not any(isinstance(c, Ref) for c in rule.when.children)
+
+
+def test_what_a_timed_course_did_is_never_dropped() -> None:
+    # "lasting at least 4 weeks has failed to control the swelling": a duration alone would drop the failure
+    result = read_clause("A segmental compressor is covered when a home trial of a simple compressor lasting at "
+                         "least 4 weeks has failed to control the swelling.").result
+    criteria = result if isinstance(result, Criteria) else result.partial
+    assert criteria is None or not any(a.kind == "duration" and a.outcome is None
+                                       for r in criteria.rules for a in iter_atoms(r.when))
+
+
+def test_a_relative_clause_after_a_list_qualifies_the_whole_phrase() -> None:
+    result = read_clause("Dupilumab is covered when the patient has atopic dermatitis on the face, hands, or feet "
+                         "that has not responded to topical therapy.").result
+    criteria = result if isinstance(result, Criteria) else result.partial
+    assert criteria is None or not any(isinstance(r.when, AnyOf) for r in criteria.rules)

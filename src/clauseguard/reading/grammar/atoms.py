@@ -267,6 +267,8 @@ class Reader:
         if v.unit in ("day", "week", "month", "year"):
             if _AFTER_COURSE.search(self.text[a:a + v.start]):
                 return None  # "symptoms persist after 8 weeks of therapy": the course is not what persists
+            if re.search(r"\b(?:has|have|had|was|were|is|are|did|does|do)\b", self.folded[a + v.end:b]):
+                return None  # "a trial lasting 4 weeks has failed to control the swelling": what it did is a requirement too
             return Duration(self.fresh(), self.span(a, b), therapy=quantity, comparator=v.comparator,  # type: ignore[arg-type]
                             value=v.value, unit=v.unit)  # type: ignore[arg-type]
         if not v.unit and not self.text[a:a + v.start].strip() and self.lex.quantity_named(quantity) is None:

@@ -51,6 +51,8 @@ _NEGATION: Final = re.compile(
     r"(?P<neg>(?:is|are|was|were|has|have|does|do|did)\s+not(?:\s+been)?|(?:has|have)\s+(?:no|never)|no|not|never|without)\s+",
     re.IGNORECASE,
 )
+_NEGATED_MEETS: Final = re.compile(r"\b(?:does|do|did)\s+not\s+(?:meet|satisfy|fulfil|fulfill)\s*$|\b(?:fails|failed)\s+to\s+meet\s*$",
+                                   re.IGNORECASE)
 _TRAILERS: Final = re.compile(r"(?:[;,]?\s*\b(?:and|or|and/or|AND|OR)\s*[,.;:]?|[.;:,])\s*$")  # \b: "stimulator." keeps its "or"
 
 
@@ -67,20 +69,22 @@ _WHERE: Final = re.compile(r"\(?\s*(?:above|below|listed above)\s*\)?|(?:of|in|u
                            r"|for\s+(?:all|any|each|every)\s+[^,;()]{1,100}$", re.IGNORECASE)
 
 
-_PERSON: Final = re.compile(r"\s*(?:the\s+|a\s+)?(?:patient|beneficiary|member|insured person|individual|person)\s*", re.IGNORECASE)
+_PERSON: Final = re.compile(r"\s*(?:the\s+|an?\s+)?(?:patient|beneficiary|member|insured person|individual|person)\s*", re.IGNORECASE)
 
 
-def _drop_meets(pending: list[Tok]) -> None:
+def _drop_meets(pending: list[Tok]) -> bool:
+    """Take a reference's verb ("meets", "continues to meet") off the pending text; True when there was one."""
     if not pending or pending[-1].type != "TEXT":
-        return
+        return False
     last = pending[-1]
     m = _MEETS.search(last.span.text)
     if m is None:
-        return
+        return False
     if not last.span.text[:m.start()].strip(" ,") or _PERSON.fullmatch(last.span.text[:m.start()]):
         pending.pop()  # "the patient continues to meet criteria i and iv": the reference is all of it
-        return
+        return True
     pending[-1] = Tok(last.type, last.name, Span(last.span.start, last.span.start + m.start(), last.span.text[:m.start()]))
+    return True
 
 
 def _drop_neither(pending: list[Tok]) -> bool:
@@ -150,13 +154,28 @@ class ConditionReader:
 
         while i < len(parts):
             tok = parts[i]
-            if tok.type in ("REF", "LABELS") and tok.type != "LABELS" or (
-                    tok.type == "LABELS" and i + 1 < len(parts) and parts[i + 1].type in ("MET", "NOT_MET")):
+            if tok.type == "REF" and pending and pending[-1].span.text.rstrip().endswith(",") and i + 1 < len(parts) \
+                    and parts[i + 1].span.text.lstrip().startswith(","):
+                pending.append(tok)  # "described in Section I, criterion C, has been completed": where, not a requirement
+                i += 1
+                continue
+            if tok.type in ("REF", "LABELS") and pending and _NEGATED_MEETS.search(pending[-1].span.text) and \
+                    (len(labels_of(tok.span.text)) > 1 or i + 1 < len(parts) and re.match(r"or\b", fold(parts[i + 1].span.text).strip())):
+                # "does not meet criterion A or B": neither, or not both? the text does not say
+                unread.append(Unread(Span(pending[-1].span.start, tok.span.end, self.text[pending[-1].span.start:tok.span.end]),
+                                     "a negated choice of criteria: 'not A or B' reads two ways"))
+                pending.clear()
+                i += 1
+                continue
+            if tok.type in ("REF", "LABELS") and tok.type != "LABELS" or tok.type == "LABELS" and (
+                    i + 1 < len(parts) and parts[i + 1].type in ("MET", "NOT_MET")
+                    or bool(pending) and re.search(r"\bneither\s*$", pending[-1].span.text, re.IGNORECASE) is not None):
                 _drop_meets(pending)
                 neither = _drop_neither(pending)
+                meets = neither and _drop_meets(pending)  # "the member meets neither criterion 1 nor criterion 2"
                 flush()
                 if neither:
-                    i = self._neither(parts, i, nodes, unread)
+                    i = self._neither(parts, i, nodes, unread, meets)
                     continue
                 ref: Node = Ref(tok.span, labels_of(tok.span.text))
                 j = i + 1
@@ -202,6 +221,9 @@ class ConditionReader:
         flush()
         if not nodes:
             return Reading(None, unread)
+        refs_or = [p for p in parts if p.type == "TEXT" and fold(p.span.text).strip(" ,") == "or"]
+        if refs_or and len(nodes) > 1 and all(isinstance(n, Ref) for n in nodes):
+            return Reading(AnyOf(tuple(nodes)), unread)  # "meets criterion a) or criterion b)"
         return Reading(nodes[0] if len(nodes) == 1 else AllOf(tuple(nodes)), unread)
 
     def _above(self, tok: Tok) -> Node | None:
@@ -214,9 +236,10 @@ class ConditionReader:
             return None
         return self.stated_above()
 
-    def _neither(self, parts: list[Tok], i: int, nodes: list[Node], unread: list[Unread]) -> int:
-        """"neither criterion (1) nor (2) above is met": not one of the references is met. The index after
-        the "is met" is returned; anything else before it leaves the whole unread."""
+    def _neither(self, parts: list[Tok], i: int, nodes: list[Node], unread: list[Unread], meets: bool = False) -> int:
+        """"neither criterion (1) nor (2) above is met", "meets neither a) or b)": not one of the references
+        is met. The index after the "is met" (or after the last reference, when "meets" came before) is
+        returned; anything else before it leaves the whole unread."""
         refs: list[Node] = []
         j = i
         while j < len(parts) and parts[j].type != "MET":
@@ -229,6 +252,9 @@ class ConditionReader:
         if j < len(parts) and parts[j].type == "MET" and len(refs) > 1:
             nodes.append(Not(AnyOf(tuple(refs))))
             return j + 1
+        if meets and len(refs) > 1 and (j == len(parts) or parts[j].type == "COMMA"):
+            nodes.append(Not(AnyOf(tuple(refs))))
+            return j
         end = parts[min(j, len(parts) - 1)].span.end
         unread.append(Unread(Span(parts[i].span.start, end, self.text[parts[i].span.start:end]),
                              "'neither' over references the grammar cannot list"))
@@ -277,7 +303,9 @@ class ConditionReader:
             return Reading(None, [Unread(Span(a, b, self.text[a:b]), "two clauses joined by 'and', read as one")])
         if isinstance(got, Unread):
             alts = self._split(_COMMA_OR, a, b)
-            if alts is not None and _RELATIVE.search(self.text, a, alts[1][0]):
+            if alts is not None and (_RELATIVE.search(self.text, a, alts[1][0]) or _RELATIVE.search(self.text, alts[-1][0], alts[-1][1])):
+                # ... or after the list: "dermatitis on the face, hands, or genitals that has not responded ...":
+                # the relative clause qualifies the whole noun phrase, not its last item
                 # "a mobility limitation that prevents the use of a cane, walker, or manual wheelchair": the
                 # list is the relative clause's object, not alternatives of the criterion
                 return Reading(None, [got])

@@ -317,10 +317,13 @@ class ClauseCompiler:
         population, required = diagnoses_first(population)
         when = required + when
         if items is not None and not quantified_list:
-            # "... including the following:" / "... for the following:": each listed item on its own
-            node = self.list_node(items, "any" if effect == "not_covered" else "all", None)
+            # "... including the following:" / "... for the following:": each listed item on its own; "meets
+            # criterion a) or criterion b):" names the items below, which are what its references mean
+            named = _names_the_list(when, items)
+            kind = named or ("any" if effect == "not_covered" else "all")
+            node = self.list_node(items, kind, None)
             if node is not None:
-                when.append(node)
+                when = [n for n in when if not named or n is not when[-1]] + [node] if named else [*when, node]
         bounds: list[Count] = []
         first_cap = len(self.caps)
         for extra in st.extra:
@@ -393,6 +396,22 @@ class ClauseCompiler:
             item = cap.item if cap.item != "the requested service" else subject.concept if subject is not None else cap.item
             # "covered up to 4 units per month when Y": the bound holds for those the statement covers
             self.caps.append(Rule("limit", st.span, subject, all_of(population + when), None, dataclasses.replace(cap, item=item)))
+
+def _names_the_list(when: list[Node], items: ItemList) -> str | None:
+    """"any" or "all" when the last requirement is a reference (or a choice of references) to exactly the
+    marks of the list that follows; else None."""
+    if not when:
+        return None
+    last = when[-1]
+    refs = last.children if isinstance(last, AnyOf | AllOf) else (last,)
+    if not refs or not all(isinstance(r, Ref) and r.clause is None and r.service is None for r in refs):
+        return None
+    marks = {i.mark for i in items.items if i.mark}
+    labels = {label.lower() for r in refs for label in r.labels}  # type: ignore[union-attr]
+    if not labels or labels != marks:
+        return None
+    return "any" if isinstance(last, AnyOf) else "all"
+
 
 def compile_text(text: str, lexicon: Lexicon) -> Criteria | Refusal:
     """Compile a clause's prose into criteria; a sentence it cannot read whole refuses the clause."""
