@@ -97,7 +97,7 @@ def score_expected_trees(corpus_path: Path | str, trees_path: Path | str) -> dic
     counts: Counter[str] = Counter()
     wrong: Counter[str] = Counter()
     for cid, entry in data["clauses"].items():
-        # read as the engine reads it: with the clause's kind and headings ("CGM Continued Coverage")
+        # read as the engine reads it: with the clause's kind and headings (an article title may say what it is for)
         got = read_clause(clauses[cid].text, clauses[cid].kind, None, clause_headings(clauses[cid])).result
         verdict = judge_tree(clauses[cid].text, entry["expected"], None if isinstance(got, Refusal) else got)
         counts[verdict.category] += 1

@@ -90,7 +90,7 @@ class TreeJudge(ConditionReader, QuantityReader, TherapyReader, DocumentReader, 
             # what a reference names is required where it is defined, whatever words surround it
             return self._judge(target, "requirement", waived)
         if isinstance(node, Not):
-            # "denied if criteria (1)-(2) plus the additional criteria stated above are not met": a negation over
+            # "denied if criteria (1)-(2) and the certification above are not met": a negation over
             # criteria it refers to negates requirements, not an occasion; left unstated they are unknown, so
             # silence never fires the denial. "X without red-flag features is not covered" keeps its occasion.
             negates_criteria = role == "exception" and next(iter_refs(node.child), None) is not None

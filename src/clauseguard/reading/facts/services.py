@@ -41,7 +41,7 @@ _NEAR = 24  # characters either side of a service that a history cue names it as
 
 
 def history_facts(note: Note, mentions: list[Mention]) -> tuple[list[ServiceFact], list[GapFact]]:
-    """Prior services: 'an earlier MRI, done five months back', 'no screening in the past calendar year'."""
+    """Prior services: 'an earlier MRI, done five months back', 'nothing of the kind since January'."""
     out: list[ServiceFact] = []
     gaps: list[GapFact] = []
     lex = note.lexicon

@@ -214,11 +214,6 @@ class Reader:
         if m is not None and m.start() - a < 40:
             item = self.statement_of(m.end(), b)
             return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
-        m = _rx(_section("documentation", "labelled_use")).search(self.folded, a, b)
-        if m is not None and not self.folded[m.end():b].strip(" ,;.").replace("for use", "").strip():
-            # "the device is prescribed in accordance with its FDA indications for use": what the order says
-            item = self.statement_of(self._person_end(a, b), b)
-            return Documentation(self.fresh(), self.span(a, b), item=item) if item else None
         m = _rx(_section("documentation", "after")).search(self.folded, a, b)
         if m is not None and m.end() >= b - 2:
             item = self.name(self._person_end(a, m.start()), m.start())
@@ -361,7 +356,7 @@ class Reader:
             break
         sev = _rx(_section("condition", "severity")).match(low, _skip_space(low, start))
         if sev is None and led:
-            # "has a severe visual impairment": the article before the severity
+            # "has a severe hearing loss": the article before the severity
             art = _ARTICLES.match(low[_skip_space(low, start):b])
             sev = _rx(_section("condition", "severity")).match(low, _skip_space(low, start) + art.end()) if art else None
         if sev is not None:

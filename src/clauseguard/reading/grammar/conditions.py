@@ -9,7 +9,7 @@ read by atoms.py; this module only says how the pieces combine, and refuses when
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -132,8 +132,6 @@ class ConditionReader:
     def __init__(self, atoms: Reader) -> None:
         self.atoms = atoms
         self.text = atoms.text
-        # "plus the additional criteria stated above": what the clause's earlier rules require (the compiler's)
-        self.stated_above: Callable[[], Node | None] = lambda: None
 
     def tokens(self, parts: Sequence[Tok], lists: dict[str, Node] | None = None) -> Reading:
         """A condition as the statement grammar tagged it: references and "are met" / "are not met",
@@ -190,10 +188,6 @@ class ConditionReader:
                         parts[j] = Tok("TEXT", "", Span(end, parts[j].span.end, self.text[end:parts[j].span.end]))
                         break
                     j += 1
-                above = self._above(parts[j]) if j < len(parts) else None
-                if above is not None:
-                    ref = AllOf((ref, above))
-                    j += 1
                 if j < len(parts) and parts[j].type == "NOT_MET":
                     ref = Not(ref)
                     j += 1
@@ -225,16 +219,6 @@ class ConditionReader:
         if refs_or and len(nodes) > 1 and all(isinstance(n, Ref) for n in nodes):
             return Reading(AnyOf(tuple(nodes)), unread)  # "meets criterion a) or criterion b)"
         return Reading(nodes[0] if len(nodes) == 1 else AllOf(tuple(nodes)), unread)
-
-    def _above(self, tok: Tok) -> Node | None:
-        """"plus the additional criteria stated above" after a reference: the requirements the clause's
-        earlier rules state of their own (phrase data `reference.stated_above`), or None."""
-        if tok.type != "TEXT":
-            return None
-        low = fold(tok.span.text).strip(" ,")
-        if not any(p.regex.fullmatch(low) for p in phrases().of("reference", "stated_above")):
-            return None
-        return self.stated_above()
 
     def _neither(self, parts: list[Tok], i: int, nodes: list[Node], unread: list[Unread], meets: bool = False) -> int:
         """"neither criterion (1) nor (2) above is met", "meets neither a) or b)": not one of the references

@@ -81,7 +81,7 @@ class ListReader:
                                           "a list head that states a requirement of its own"))
                 return None
         elif sub is not None:
-            # "meets at least one of the criteria below:" with items under it: a head the grammar does
+            # "one of the requirements listed below:" with items under it: a head the grammar does
             # not read as a quantifier would drop the items below it silently
             self.unread.append(Unread(body, "an item with a list under it whose head names no quantifier the grammar reads"))
             return None

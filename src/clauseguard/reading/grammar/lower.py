@@ -99,22 +99,8 @@ class ClauseCompiler:
         self.folded = fold(text)
         self.parts = StatementParts(text, lexicon, self.atoms, self.conditions, self.fresh, self.notes, self.unread, self.caps)
         self.lists = ListReader(self.conditions, self.notes, self.unread)
-        self.conditions.stated_above = self._stated_above
         self.condition = self.lists.condition
         self.list_node = self.lists.list_node
-
-    def _stated_above(self) -> Node | None:
-        """"plus the additional criteria stated above": what each earlier covering rule of the clause requires
-        besides its references; one of them, when the clause grants cover on several paths."""
-        own: list[Node] = []
-        for rule in self.rules:
-            parts = rule.when.children if isinstance(rule.when, AllOf) else (rule.when,)
-            kept = [n for n in parts if n is not None and not isinstance(n, Ref)]
-            if rule.effect == "covered" and kept:
-                own.append(kept[0] if len(kept) == 1 else AllOf(tuple(kept)))
-        if not own:
-            return None
-        return own[0] if len(own) == 1 else AnyOf(tuple(own))
 
     def fresh(self) -> str:
         self.counter += 1
@@ -289,8 +275,8 @@ class ClauseCompiler:
         occasion = self.parts.provided(st)
         supplied: list[Node] = []
         if occasion is not None:
-            # "If X is provided and ... are not met, it will be denied": X is what "it" names; with a subject
-            # of its own ("the amount in excess will be denied"), X being supplied is the rule's occasion
+            # "If X is supplied and ... are not met, it is denied": X is what "it" names; with a subject of its
+            # own ("the surplus is denied"), X being supplied is the rule's occasion
             if st.subject is None or _PRONOUN.match(st.subject.text):
                 st.subject = occasion[0]
             else:

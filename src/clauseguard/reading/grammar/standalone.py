@@ -29,7 +29,7 @@ _CODE: Final = re.compile(r"^[A-Z]\d{4}$")
 
 def continues(headings: Sequence[str]) -> bool:
     """Whether the nearest heading names continued cover ("Continued Coverage", "Continuation of
-    Coverage", "CGM Continued Coverage"): phrase data `approval_kind.continuation`."""
+    Coverage", "Pumps: Continued Coverage"): phrase data `approval_kind.continuation`."""
     for heading in reversed(headings):
         low = fold(heading)
         if any(p.regex.search(low) for p in phrases().of("approval_kind", "continuation")):
