@@ -2,8 +2,8 @@
 
 "How many billing units of J1628", "the number of NSAIDs": the counted thing is the question's words
 after "how many" / "number of" up to a verb or a preposition (`data/search/cues.yaml` counted_ends),
-its last word the thing. A stated count answers only when its own noun phrase (the words just before
-and after its counted noun, and an abbreviation in brackets: "nonsteroidal anti-inflammatory drugs
+its last word the thing. A stated count answers only when its own noun phrase (the words between its
+figure and its counted noun, those just after, and an abbreviation in brackets: "nonsteroidal anti-inflammatory drugs
 (NSAIDs)") names that thing or one of its kind (`counted_alike`). Otherwise the count is of something
 else ("100 billing units per 56 days" is no number of injections) and answers nothing.
 """
@@ -33,6 +33,12 @@ def _data() -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]
     ends = frozenset(str(raw["counted_ends"]).split())
     alike = tuple(frozenset(toolkit.stem(w) for w in str(line).split()) for line in raw["counted_alike"])
     return ends, alike, frozenset(str(raw["counted_skip"]).split())
+
+
+@lru_cache(maxsize=1)
+def _not_kinds() -> frozenset[str]:
+    raw = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
+    return frozenset(str(raw["counted_not_kinds"]).split())
 
 
 def counted_thing(words: str) -> str | None:
@@ -80,11 +86,37 @@ def _phrase_stems(value: Stated) -> set[str]:
     for i, word in enumerate(words):
         if toolkit.stem(word) != unit:
             continue
-        found.update(toolkit.stem(w) for w in words[max(0, i - NEAR_WORDS):i])
+        for w in reversed(words[max(0, i - NEAR_WORDS):i]):
+            if any(c.isdigit() for c in w) or number_of(w) is not None:
+                break  # its own figure: the words before it belong to another phrase ("875 mg per infusion (875 units")
+            found.add(toolkit.stem(w))
         for w in words[i + 1:i + 1 + NEAR_WORDS]:
             if w in ends:
                 break
             found.add(toolkit.stem(w))
         break
     return found
+
+
+def another_kind(value: Stated, question: str) -> bool:
+    """True when the value counts another kind of the thing the question asks of: the question puts a
+    word before the counted noun that the value's sentence never uses ("male external catheters"), and
+    the sentence puts one before it that the question never uses ("intermittent catheters")."""
+    unit = toolkit.stem(value.unit.casefold()) if value.unit else ""
+    if not unit:
+        return False
+
+    plain = _not_kinds()
+
+    def modifiers(text: str) -> set[str]:
+        words = toolkit.words(text)
+        return {toolkit.stem(before) for before, word in zip(words, words[1:])
+                if toolkit.stem(word) == unit and before not in toolkit.STOP_WORDS and before not in plain
+                and not any(c.isdigit() for c in before) and number_of(before) is None}
+
+    def every(text: str) -> set[str]:  # "in-person" names "person" too
+        return {toolkit.stem(w) for word in toolkit.words(text) for w in {word, *word.split("-")}}
+
+    asked, said = modifiers(question), modifiers(value.piece)
+    return bool(asked and said) and not asked & every(value.piece) and not said & every(question)
 

@@ -28,7 +28,17 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
     out["framing_sections"] = re.compile(rf"^\W*(?:\w+\s+\d+\.?\s*)?(?:{raw['framing_sections']})\b", re.IGNORECASE)
     out["circumstances"] = frozenset(str(raw["circumstances"]).split())
     out["paying"] = frozenset(toolkit.stem(w) for w in str(raw["paying"]).split())
+    for word, wider in raw["relatives"].items():
+        out[f"relative:{toolkit.stem(word)}"] = frozenset(toolkit.stem(w) for w in str(wider).split())
     return out
+
+
+def broader(term: str) -> frozenset[str]:
+    """The stems of the broader words a policy may use for a relative the question names ("father" ->
+    parent, relative, family); empty for any other word."""
+    found = cues().get(f"relative:{term}", frozenset())
+    assert isinstance(found, frozenset)
+    return found
 
 
 def _patterns(key: str) -> list[re.Pattern[str]]:

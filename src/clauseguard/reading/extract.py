@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Final
 
 from clauseguard import text as toolkit
-from clauseguard.reading.counted import counted_thing, counts_it, counts_time
+from clauseguard.reading.counted import another_kind, counted_thing, counts_it, counts_time
 from clauseguard.reading.coverage import coverage, list_head, opposite_as_fitting, refuses_a_case
 from clauseguard.reading.cues import leaves_unchanged
 from clauseguard.reading.measured import measures_asked
@@ -32,7 +32,7 @@ from clauseguard.reading.passage import (
     sentences,
     stems,
 )
-from clauseguard.reading.rivals import same_quantity, unmarked_rival
+from clauseguard.reading.rivals import other_end, same_quantity, unmarked_rival
 from clauseguard.reading.stated import (
     Condition,
     Stated,
@@ -106,7 +106,7 @@ _PER_PERIOD: Final = re.compile(
     r"(?:\s+(?:period|window))?\b",
     re.IGNORECASE)
 _ASKS_UPPER: Final = re.compile(r"\b(?:maximum|max|most|limit\w*|caps?|ceiling|up to|longest|how long can)\b", re.I)
-_ASKS_LOWER: Final = re.compile(r"\b(?:minimum|min|least|shortest|how long must|required|before|must)\b", re.I)
+_ASKS_LOWER: Final = re.compile(r"\b(?:minimum|min|least|shortest|how long must|required|(?<!as )needed|before|must)\b", re.I)
 _ASKS_ANNUAL: Final = re.compile(r"\b(?:annual\w*|yearly|per\s+(?:\w+\s+)?year|a\s+year|each\s+year)\b", re.I)
 _ASKS_LIFETIME: Final = re.compile(r"\b(?:lifetime|whole|total|overall\s+lifetime)\b", re.I)
 _YEAR_PERIOD: Final = re.compile(r"\byear", re.I)
@@ -270,6 +270,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             continue  # a value of a less fitting kind answers only with the part's words (and bound) around it
         if v.kind == "count" and not _counts_fit(v, asking):
             continue
+        if v.kind == "count" and another_kind(v, asking.question):
+            continue  # "intermittent catheters" asked of male external catheters
         if v.kind == "count" and (thing is not None and not counts_it(v, thing) or counts_time(v, thing)):
             continue  # "how many injections": "100 billing units" counts something else, "15 headache days a month" days
         if not measures_asked(v, asking):
@@ -292,6 +294,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
     best = ranked[0][8]
     rival = next((t[8] for t in ranked[1:] if t[:6] == ranked[0][:6] and t[8].kind == best.kind
                   and not same_quantity(t[8], best)), None)
+    if rival is None:
+        rival = other_end(ranked, bool(_ASKS_UPPER.search(asking.words) or _ASKS_LOWER.search(asking.words)))
     if rival is None:
         rival = unmarked_rival(ranked, asking)
     if rival is not None:

@@ -66,10 +66,21 @@ def in_unit_asked(v: Stated, unit: str | None) -> bool:
 
 def window_fits(v: Stated, asking: Asking) -> bool:
     """A count of days per month ("headache on at least fifteen (15) days per month") says how often
-    something happens: it answers only a part that asks per a span too."""
-    if v.unit not in DAYS or not v.period:
+    something happens: it answers only a part that asks per a span too. And the other way: a part that
+    asks "migraine days per month" asks such a count, which no span without a window answers ("Approve
+    for 12 months")."""
+    if v.unit not in DAYS:
         return True
-    return bool(_WINDOW.search(asking.words))
+    asked = asking.label or asking.words
+    if not v.period:  # what the part asks, not the member's circumstances ("on about 8 days a month")
+        return not _UNITS_PER_SPAN.search(asked)
+    return bool(_WINDOW.search(asked))
+
+
+# "migraine days per month", "headache days a month", "nights per week": units of time counted in a window
+_UNITS_PER_SPAN: Final = re.compile(
+    r"\b(?:hour|day|night|week)s?\s+(?:per|a|an|each|every|in\s+(?:a|any|each))\s+(?:\d+\s+)?(?:calendar\s+)?"
+    r"(?:day|week|month|year)\b", re.I)
 
 
 def of_the_thing(v: Stated, asking: Asking, unit: str | None) -> bool:

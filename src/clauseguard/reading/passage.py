@@ -58,6 +58,7 @@ class Asking:
     question: str  # the whole question (the circumstances it states)
     item: str = ""  # the part's own words beyond its aspect and subject ("conservative therapy"), if any
     subject: str = ""  # the part's subject ("CPAP headgear")
+    label: str = ""  # the part's own words, without the shared subject ("initial approval")
 
 
 def condition_met(condition: Condition, question: str) -> bool | None:

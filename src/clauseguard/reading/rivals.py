@@ -53,3 +53,14 @@ def unmarked_rival(ranked: list[Ranked], asking: Asking) -> Stated | None:
         return bool(mine - theirs) and theirs <= mine
 
     return next((t[8] for t in rivals if not told_apart(t[8])), None)
+
+
+def other_end(ranked: list[Ranked], sided: bool) -> Stated | None:
+    """The other end of a range the chosen value ends ("at least 4 and no more than 14 migraine days"), when
+    the part asks neither side of it: either end is a guess at what is asked."""
+    best = ranked[0][8]
+    if sided or best.bound not in ("lower", "upper"):
+        return None
+    return next((t[8] for t in ranked[1:] if t[8].piece == best.piece and t[8].unit == best.unit
+                 and {t[8].bound, best.bound} == {"lower", "upper"}), None)
+

@@ -57,6 +57,17 @@ _DIGITS: Final = r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _NUM: Final = rf"(?P<num>{_DIGITS}|{_WORD}(?:\s*\(\s*\d+\s*\))?)"
 _CURRENCY: Final = {"€": "EUR", "£": "GBP", "$": "USD", "eur": "EUR", "gbp": "GBP", "usd": "USD", "chf": "CHF",
                     "euro": "EUR", "euros": "EUR", "pounds": "GBP", "dollars": "USD"}
+_MONTH: Final = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+                  r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+# a calendar date or month is no value of a clause: "1 December 2024", "March 3, 2025", "April 2025", "2024-12-01"
+_DATE: Final = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?\b"
+    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b|\b{_MONTH}\s+\d{{4}}\b"
+    r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(?:in|since|during|until|before|after|from)\s+(?:19|20)\d{2}\b",
+    re.IGNORECASE)
+_RANGE_START: Final = re.compile(
+    rf"\b{_NUM}\s*(?:and|to|or|-|\u2013)\s*(?:no\s+more\s+than|not\s+more\s+than|up\s+to|at\s+most|a\s+maximum\s+of)?\s*$",
+    re.IGNORECASE)
 _AMOUNT: Final = re.compile(
     rf"(?:(?P<sym>[€£$])\s?|\b(?P<code>EUR|GBP|USD|CHF)\s?){_NUM}"
     rf"|\b{_NUM.replace('num', 'num2')}\s?(?P<word>EUR|GBP|USD|CHF|euros?|pounds|dollars)\b",
@@ -229,6 +240,8 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
     def free(s: int, e: int) -> bool:
         return all(e <= a or s >= b for a, b in taken)
 
+    taken.extend(m.span() for m in _DATE.finditer(piece))
+
     for m in _AMOUNT.finditer(piece):
         n = number_of(m.group("num") or m.group("num2") or "")
         cur = m.group("sym") or m.group("code") or m.group("word") or ""
@@ -252,7 +265,7 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
         words = m.group("noun").split()
         noun = next((w for w in words if w.casefold() in _STOP_NOUN), None)
         kept = words[: words.index(noun)] if noun else words
-        if n is None or not kept or not free(m.start(), m.end()) or kept[-1].casefold() in _STOP_NOUN:
+        if n is None or not kept or not free(m.start(), m.start("noun")) or kept[-1].casefold() in _STOP_NOUN:
             continue
         if _REFERENCE_BEFORE.search(piece, max(0, m.start() - 14), m.start()):
             continue  # "as described in article 2 below", "type 1 diabetes"
@@ -264,6 +277,8 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
         kept = kept[: noun_at + 1]
         item = kept[-1].casefold().strip("-")
         end = m.start("noun") + len(" ".join(kept))
+        if not free(m.start(), end):
+            continue  # its noun runs into a value or a date already read ("2 doses in May 2024" keeps "2 doses")
         found.append((m.start(), end, "count", n, f"{_fmt(n)} {item}", item))
         taken.append((m.start(), end))
     if (of_m := _NUMBER_OF.search(piece)) and (n_m := _RAISED_TO.search(piece, of_m.end())):
@@ -277,7 +292,21 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
             n = 1.0 if m.group("num").casefold() == "once" else 2.0
             found.append((m.start(), m.end(), "count", n, f"{_fmt(n)} {'time' if n == 1 else 'times'}", "time"))
             taken.append((m.start(), m.end()))
+    for start, _end, kind, _n, _value, unit in list(found):
+        # the first end of a range written once with its unit: "at least 4 and no more than 14 migraine days",
+        # "between 2 and 4 visits", "6 to 12 months" state 4 days, 2 visits, 6 months as well
+        m = _RANGE_START.search(piece, 0, start)
+        if m is not None and (n := number_of(m.group("num"))) is not None and free(m.start("num"), m.end("num")) \
+                and kind in ("count", "duration") and not _REFERENCE_BEFORE.search(piece, max(0, m.start() - 14), m.start()):
+            written = unit if kind == "count" else f"{unit}{'s' if n != 1 else ''}"
+            found.append((m.start("num"), m.end("num"), kind, n, f"{_fmt(n)} {written}", unit))
+            taken.append((m.start("num"), m.end("num")))
     return sorted(found)
+
+
+def dates_in(text: str) -> list[str]:
+    """The calendar dates and months a text names, as written."""
+    return [m.group(0) for m in _DATE.finditer(text)]
 
 
 def stated_values(text: str) -> list[Stated]:

@@ -14,7 +14,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
-from clauseguard.reading.stated import frames, negative, number_of, stated_values
+from clauseguard.reading.stated import dates_in, frames, negative, number_of, stated_values
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
 from clauseguard.retrieval.parts import (
     DOCUMENTS,
@@ -40,6 +40,7 @@ def asking_of(part: QuestionPart, question: str) -> Asking:
         question=question,
         item=_item(part),
         subject=bare_subject(part),
+        label=part.label,
     )
 
 
@@ -123,6 +124,12 @@ def _held_back(
         # read as words of the question, and what the question denies may be what the grant requires
         return (f"the question says what the member does not have or has not had, and {cite(lead)} grants it "
                 f"under conditions: whether they hold is for a person")
+    timing = _timing(part.text) if answer.settled_by[0].reading.value == "yes" else []
+    if timing:
+        # "insured since 1 December 2024 ... reimbursed now?": the question gives when things happened, and
+        # a grant read as a yes weighs none of it against a waiting period, a deadline or an interval
+        return (f"the question states when ({', '.join(timing)}), and {cite(lead)} grants it without weighing that: "
+                f"whether a waiting period, interval or deadline applies is for a person")
     refusing = refusing_elsewhere(index, part.text, answer, mask, precedence)
     if refusing is not None:
         return (f"{cite(lead)} grants it, but {cite(refusing)} refuses a case named by words of the question that "
@@ -233,6 +240,13 @@ def answer_part(
     else:
         answer.unsettled_because = "no passage above the threshold answers it"
     return answer, below
+
+
+def _timing(text: str) -> list[str]:
+    """The dates (to the day) and spans of time a question states of its case ("since 1 December 2024",
+    "for 3 months"); a month alone ("in April 2025") dates the request, and an age is a circumstance."""
+    days = [d for d in dates_in(text) if any(c.isdigit() for c in d.split()[0]) or len(d.split()) > 2]
+    return days + [v.value for v in _figures(text) if v.kind == "duration"]
 
 
 def _figures(text: str) -> list[Any]:

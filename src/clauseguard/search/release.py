@@ -11,6 +11,7 @@ from typing import Any, Final
 import numpy as np
 
 from clauseguard.reading.coverage import list_head
+from clauseguard.reading.cues import broader
 from clauseguard.reading.passage import sentences, stems
 from clauseguard.reading.stated import circumstance_words, denies, paying_terms
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex
@@ -34,7 +35,11 @@ def refusing_elsewhere(
         return None
     row = row_of(index, lead.hit)
     drop = stems(" ".join(sorted(circumstance_words()))) | set(paying_terms())
-    asked = (stems(words) - stems(f"{row.article or ''} {row.section} {row.text}")) - drop
+    granting = stems(f"{row.article or ''} {row.section} {row.text}")
+    asked = (stems(words) - granting) - drop
+    # a relative the question names is refused under the broader word an exclusion uses ("his father":
+    # "treatment by the insured person's parent")
+    asked |= {wider for term in asked for wider in broader(term)} - granting
     seen: set[int] = set()
     for term in sorted(asked):
         naming = index.lexical.rows_naming(term)

@@ -1,0 +1,102 @@
+"""Classes of wrong answer that once went out without a handler (issue 14: wrong_answer_released), each
+read from a blind dev set's failure and held here in our own wording: a count of another kind of the item,
+a count whose figure belongs to the phrase before it, a date read as a count, one end of a range, a count
+of days per month answered by a span, a relative named under a broader word, and a yes that weighs none
+of the timing the question gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clauseguard.reading.counted import another_kind, counts_it
+from clauseguard.reading.cues import broader
+from clauseguard.reading.extract import Asking, quantity_asked, read_passage
+from clauseguard.reading.stated import dates_in, stated_values
+from clauseguard.search.parts import _timing
+from tests.search.asking import ask, engine_over, released
+
+
+def asking(label: str, subject: str = "") -> Asking:
+    return Asking(asked=quantity_asked(label, None), asks_quantity=True, terms=(), words=f"{label} {subject}".strip(),
+                  question=f"{subject} {label}".strip(), label=label)
+
+
+def test_a_count_of_another_kind_of_the_item_is_no_answer() -> None:
+    text = "Members of the gold plan may receive up to sixty (60) disposable lancets per month."
+    value = stated_values(text)[0]
+    assert another_kind(value, "How many reusable lancets per month?")  # another kind, named by both
+    assert not another_kind(value, "How many lancets per month?")  # the question names no kind
+    assert not another_kind(value, "How many disposable lancets per month?")
+
+
+def test_the_words_before_a_counts_figure_are_not_what_it_counts() -> None:
+    text = "Each dose is capped at 400 mg per infusion (400 billing units of J9999 every 21 days)."
+    units = next(v for v in stated_values(text) if v.unit == "units")
+    assert not counts_it(units, "infusion") and counts_it(units, "unit")
+
+
+def test_a_date_is_not_a_count() -> None:
+    text = "The member enrolled on 3 February 2025 and had 2 visits in March 2025."
+    assert [v.value for v in stated_values(text)] == ["2 visits"]
+    assert dates_in(text) == ["3 February 2025", "March 2025"]
+
+
+def test_both_ends_of_a_range_are_values_and_either_alone_is_a_guess() -> None:
+    text = "The member must have at least 6 and no more than 20 seizure days per month over the last quarter."
+    assert [v.value for v in stated_values(text)][:2] == ["6 days", "20 days"]
+    unsided = read_passage(text, asking("how many seizure days per month"))
+    assert unsided.settles == "ambiguous" and {unsided.value, unsided.rival} == {"6 days", "20 days"}
+
+
+def test_days_per_month_asked_is_not_answered_by_a_span() -> None:
+    text = "Approve for 9 months if the member has at least 10 seizure days per month."
+    assert read_passage(text, asking("seizure days per month")).value != "9 months"
+    spans = read_passage(text, asking("how long is the approval"))
+    assert spans.value == "9 months"
+    # the member's own "5 days a month" is a circumstance, not what the part asks
+    assert read_passage(text, asking("approval length", "member with seizures on 5 days a month")).value == "9 months"
+
+
+def test_a_relative_is_refused_under_the_broader_word() -> None:
+    assert {"parent", "relat"} <= broader("father") or {"parent"} <= broader("father")
+    assert broader("physiotherapist") == frozenset()
+
+
+def test_timing_the_question_gives() -> None:
+    assert _timing("Insured since 4 March 2025, injured on 9 April 2025 - covered?") == ["4 March 2025", "9 April 2025"]
+    assert _timing("On the plan for 2 months; covered?") == ["2 months"]
+    assert _timing("Is it covered in May 2025?") == []  # a month alone dates the request
+    assert _timing("Is a 40-year-old covered?") == []
+
+
+CORPUS = """
+format: clauseguard.corpus/v1
+payers: [{id: K, name: Payer K}]
+plans: [{id: K-STD, payer: K, name: Standard}]
+documents:
+  - id: K-GT
+    payer: K
+    kind: policy_terms
+    title: General terms of the staff scheme
+    versions:
+      - version: "2025"
+        effective_start: 2025-01-01
+        effective_end: null
+        clauses:
+          - {id: K-GT.2025.A4, section: Osteopathy, article: "4 Osteopathy", page: 3,
+             text: "Osteopathy by a registered osteopath is reimbursed in full for up to six (6) sessions per year."}
+          - {id: K-GT.2025.A9, section: Exclusions, article: "9 Exclusions", page: 6,
+             text: "No benefit is paid for treatment given by the member's spouse, parent or child."}
+          - {id: K-GT.2025.A2, section: Waiting periods, article: "2 Waiting periods", page: 2,
+             text: "Benefits for osteopathy are paid only once the member has been insured for three (3) months."}
+"""
+
+
+def test_a_grant_is_held_for_a_relative_and_for_the_timing_given(tmp_path: Path) -> None:
+    engine = engine_over(CORPUS, tmp_path)
+    plain = ask(engine, "K", "K-STD", "Is osteopathy by a registered osteopath reimbursed?")
+    father = ask(engine, "K", "K-STD", "Osteopathy by the member's father, a registered osteopath - reimbursed?")
+    timed = ask(engine, "K", "K-STD", "Member insured since 2 May 2025 - is osteopathy reimbursed?")
+    assert released(plain) in ([], ["yes"])  # the general grant may stand
+    assert released(father) == [] and father["action"] == "escalate to handler"
+    assert released(timed) == [] and timed["action"] == "escalate to handler"
