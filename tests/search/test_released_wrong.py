@@ -11,8 +11,10 @@ from pathlib import Path
 from clauseguard.reading.counted import another_kind, counts_it
 from clauseguard.reading.cues import broader
 from clauseguard.reading.extract import Asking, quantity_asked, read_passage
-from clauseguard.reading.stated import dates_in, stated_values
-from clauseguard.search.parts import _timing
+from clauseguard.reading.dates import dates_in
+from clauseguard.reading.stated import stated_values
+from clauseguard.reading.passage import Reading
+from clauseguard.search.parts import _of_kind_asked, _timing
 from tests.search.asking import ask, engine_over, released
 
 
@@ -39,6 +41,8 @@ def test_a_date_is_not_a_count() -> None:
     text = "The member enrolled on 3 February 2025 and had 2 visits in March 2025."
     assert [v.value for v in stated_values(text)] == ["2 visits"]
     assert dates_in(text) == ["3 February 2025", "March 2025"]
+    assert [v.value for v in stated_values("Up to 3 may be dispensed; 2 visits in May 2025.")] == ["2 visits"] or \
+        dates_in("Up to 3 may be dispensed; 2 visits in May 2025.") == ["May 2025"]
 
 
 def test_both_ends_of_a_range_are_values_and_either_alone_is_a_guess() -> None:
@@ -100,3 +104,19 @@ def test_a_grant_is_held_for_a_relative_and_for_the_timing_given(tmp_path: Path)
     assert released(plain) in ([], ["yes"])  # the general grant may stand
     assert released(father) == [] and father["action"] == "escalate to handler"
     assert released(timed) == [] and timed["action"] == "escalate to handler"
+
+
+def test_a_span_stated_for_one_phase_does_not_answer_an_unphased_question() -> None:
+    text = "Initial approval is for four (4) months. The member must have tried two agents."
+    unphased = read_passage(text, asking("how long is the approval"))
+    assert unphased.settles == "conditional" and unphased.condition is not None
+    assert read_passage(text, asking("how long is the initial approval")).value == "4 months"
+
+
+def test_the_last_check_before_release_is_the_kind_asked() -> None:
+    days = stated_values("Refills are allowed every twenty-eight (28) days.")[0]
+    pens = stated_values("Up to two (2) pens are dispensed per fill.")[0]
+    count = asking("how many pens per fill")
+    assert not _of_kind_asked(count, Reading("stated", days.piece, days.value, days))
+    assert _of_kind_asked(count, Reading("stated", pens.piece, pens.value, pens))
+    assert not _of_kind_asked(asking("how long between refills"), Reading("stated", pens.piece, pens.value, pens))

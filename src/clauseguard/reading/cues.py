@@ -103,6 +103,13 @@ def phases(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def phase_named(text: str) -> str | None:
+    """The words naming an approval phase, as written ("Initial approval" -> "Initial"), or None."""
+    found = [m for key, pattern in cues().items() if key.startswith("phase:") and isinstance(pattern, re.Pattern)
+             and (m := pattern.search(text)) is not None]
+    return min(found, key=lambda m: m.start()).group(0) if found else None
+
+
 def denial_at(text: str) -> int | None:
     """Where the sentence first refuses (a denial cue or a negative word), or None when it refuses nothing."""
     pattern = cues()["negators"]

@@ -20,7 +20,7 @@ from typing import Final
 from clauseguard import text as toolkit
 from clauseguard.reading.counted import another_kind, counted_thing, counts_it, counts_time
 from clauseguard.reading.coverage import coverage, list_head, opposite_as_fitting, refuses_a_case
-from clauseguard.reading.cues import leaves_unchanged
+from clauseguard.reading.cues import leaves_unchanged, phase_named
 from clauseguard.reading.measured import measures_asked
 from clauseguard.reading.passage import (
     Asking,
@@ -278,6 +278,11 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             continue  # "12 months" for "how many days", "15 days per month" for a trial's length (measured.py)
         if wanted_phase and (said := phases(v.piece)) and not said & wanted_phase:
             continue  # "continuation approval" is never answered by the initial approval's period
+        if not wanted_phase and v.kind == "duration" and (phase := phase_named(v.piece)) is not None:
+            # "Initial approval is for a trial period of three (3) months", asked "how long is the approval":
+            # the figure holds for a phase the part does not name, and another phase may hold another
+            pending = pending or replace(v, condition=Condition("occasion", phase, restrictive=True))
+            continue
         named = int(bool(own & stems(v.piece)))
         if v.kind == "count" and own and not named and not own & stems(v.unit) and \
                 any(own & stems(s) for s in elsewhere(v.piece)):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from clauseguard import text as toolkit
+from clauseguard.reading.dates import DATE
 from clauseguard.reading.cues import (
     _patterns,
     circumstance_words,
@@ -57,14 +58,6 @@ _DIGITS: Final = r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _NUM: Final = rf"(?P<num>{_DIGITS}|{_WORD}(?:\s*\(\s*\d+\s*\))?)"
 _CURRENCY: Final = {"€": "EUR", "£": "GBP", "$": "USD", "eur": "EUR", "gbp": "GBP", "usd": "USD", "chf": "CHF",
                     "euro": "EUR", "euros": "EUR", "pounds": "GBP", "dollars": "USD"}
-_MONTH: Final = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-                  r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-# a calendar date or month is no value of a clause: "1 December 2024", "March 3, 2025", "April 2025", "2024-12-01"
-_DATE: Final = re.compile(
-    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?\b"
-    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b|\b{_MONTH}\s+\d{{4}}\b"
-    r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(?:in|since|during|until|before|after|from)\s+(?:19|20)\d{2}\b",
-    re.IGNORECASE)
 _RANGE_START: Final = re.compile(
     rf"\b{_NUM}\s*(?:and|to|or|-|\u2013)\s*(?:no\s+more\s+than|not\s+more\s+than|up\s+to|at\s+most|a\s+maximum\s+of)?\s*$",
     re.IGNORECASE)
@@ -240,7 +233,7 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
     def free(s: int, e: int) -> bool:
         return all(e <= a or s >= b for a, b in taken)
 
-    taken.extend(m.span() for m in _DATE.finditer(piece))
+    taken.extend(m.span() for m in DATE.finditer(piece))
 
     for m in _AMOUNT.finditer(piece):
         n = number_of(m.group("num") or m.group("num2") or "")
@@ -302,11 +295,6 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
             found.append((m.start("num"), m.end("num"), kind, n, f"{_fmt(n)} {written}", unit))
             taken.append((m.start("num"), m.end("num")))
     return sorted(found)
-
-
-def dates_in(text: str) -> list[str]:
-    """The calendar dates and months a text names, as written."""
-    return [m.group(0) for m in _DATE.finditer(text)]
 
 
 def stated_values(text: str) -> list[Stated]:

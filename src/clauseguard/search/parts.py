@@ -13,8 +13,11 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
+from clauseguard import text as toolkit
+
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
-from clauseguard.reading.stated import dates_in, frames, negative, number_of, stated_values
+from clauseguard.reading.dates import dates_in
+from clauseguard.reading.stated import frames, negative, number_of, stated_values
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
 from clauseguard.retrieval.parts import (
     DOCUMENTS,
@@ -172,6 +175,8 @@ def answer_part(
         if reading.settles == "answers" and _asks_more_than_whether(part, reading):
             deferred_yes = deferred_yes or Settled(hit, reading)
             continue
+        if reading.settled and not _of_kind_asked(asking, reading):
+            continue  # a figure read for the part that is not of the kind it asks: no answer, whatever path read it
         if reading.settled and _checks_a_figure(part, reading, row.text):
             checking = checking or Settled(hit, reading)
             continue
@@ -247,6 +252,24 @@ def _timing(text: str) -> list[str]:
     "for 3 months"); a month alone ("in April 2025") dates the request, and an age is a circumstance."""
     days = [d for d in dates_in(text) if any(c.isdigit() for c in d.split()[0]) or len(d.split()) > 2]
     return days + [v.value for v in _figures(text) if v.kind == "duration"]
+
+
+_TIME_UNITS: Final = frozenset({"hour", "day", "week", "month", "year"})  # a night is counted (hospital, recording nights)
+
+
+def _of_kind_asked(asking: Asking, reading: Reading) -> bool:
+    """The last check before a figure goes out: a count asked is answered by a count of things, never of
+    days or months ("how many pens" by "28 days"); a span asked by a span of time, never by a count of
+    things or a sum."""
+    stated = reading.stated
+    if stated is None:
+        return True
+    unit = toolkit.stem(stated.unit.casefold()) if stated.unit else ""
+    if asking.asked == "count":
+        return stated.kind == "count" and unit.rstrip("s") not in _TIME_UNITS
+    if asking.asked == "duration":
+        return stated.kind == "duration" or unit.rstrip("s") in _TIME_UNITS | {"night"}
+    return True
 
 
 def _figures(text: str) -> list[Any]:
