@@ -10,10 +10,10 @@ from pathlib import Path
 
 from clauseguard.reading.counted import another_kind, counts_it
 from clauseguard.reading.cues import broader
-from clauseguard.reading.extract import Asking, quantity_asked, read_passage
 from clauseguard.reading.dates import dates_in
-from clauseguard.reading.stated import stated_values
+from clauseguard.reading.extract import Asking, quantity_asked, read_passage
 from clauseguard.reading.passage import Reading
+from clauseguard.reading.stated import stated_values
 from clauseguard.search.parts import _of_kind_asked, _timing
 from tests.search.asking import ask, engine_over, released
 
@@ -120,3 +120,26 @@ def test_the_last_check_before_release_is_the_kind_asked() -> None:
     assert not _of_kind_asked(count, Reading("stated", days.piece, days.value, days))
     assert _of_kind_asked(count, Reading("stated", pens.piece, pens.value, pens))
     assert not _of_kind_asked(asking("how long between refills"), Reading("stated", pens.piece, pens.value, pens))
+
+
+def test_a_negative_written_with_n_t_is_negative() -> None:
+    from clauseguard.reading.cues import negative
+    assert negative("whose blood count hasn't been taken") and negative("it isn\u2019t paid")
+    assert not negative("the scan is paid in full")
+
+
+def test_the_window_of_a_count_answers_only_a_question_about_spacing() -> None:
+    text = "Approve for 6 months. Quantity limit: four (4) vials per 28 days."
+    assert read_passage(text, asking("approval period")).value == "6 months"
+    assert read_passage(text, asking("how long is the approval")).value == "6 months"
+    window = read_passage("Quantity limit: four (4) vials per 28 days.", asking("approval period"))
+    assert window.value != "28 days"
+    assert read_passage("One (1) cushion is replaced every three (3) months.",
+                        asking("how often is the cushion replaced")).value == "3 months"
+
+
+def test_an_approval_asked_of_a_passage_with_a_span_per_phase_is_for_a_person() -> None:
+    text = ("Initial Approval: approve for 3 months if the member has had at least two attacks lasting from "
+            "7 days to 1 year. Continuation: approve for 12 months.")
+    assert read_passage(text, asking("approval period")).settles == "conditional"
+    assert read_passage(text, asking("continuation approval period")).value == "12 months"

@@ -110,7 +110,7 @@ def another_kind(value: Stated, question: str) -> bool:
 
     def modifiers(text: str) -> set[str]:
         words = toolkit.words(text)
-        return {toolkit.stem(before) for before, word in zip(words, words[1:])
+        return {toolkit.stem(before) for before, word in zip(words, words[1:], strict=False)
                 if toolkit.stem(word) == unit and before not in toolkit.STOP_WORDS and before not in plain
                 and not any(c.isdigit() for c in before) and number_of(before) is None}
 

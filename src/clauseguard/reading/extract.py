@@ -109,6 +109,14 @@ _ASKS_UPPER: Final = re.compile(r"\b(?:maximum|max|most|limit\w*|caps?|ceiling|u
 _ASKS_LOWER: Final = re.compile(r"\b(?:minimum|min|least|shortest|how long must|required|(?<!as )needed|before|must)\b", re.I)
 _ASKS_ANNUAL: Final = re.compile(r"\b(?:annual\w*|yearly|per\s+(?:\w+\s+)?year|a\s+year|each\s+year)\b", re.I)
 _ASKS_LIFETIME: Final = re.compile(r"\b(?:lifetime|whole|total|overall\s+lifetime)\b", re.I)
+# the length of an approval asked as such ("approval period?", "how long is a CPAP approval good for?"), not a
+# criterion's span that an approval needs ("how long must X have been taken before it is approved")
+_ASKS_APPROVAL: Final = re.compile(
+    r"\b(?:approv\w*|authori[sz]\w*)\s+(?:period|length|duration|lasts?|good\s+for|valid\w*)"
+    r"|\b(?:period|length|duration|validity)\s+of\s+(?:the\s+|an?\s+)?(?:\w+\s+){0,2}(?:approv|authori[sz])\w*"
+    r"|\bhow\s+long\s+(?:is|are|does|will|do)\s+(?:the\s+|an?\s+)?(?:\w+\s+){0,3}(?:approv|authori[sz])\w*"
+    r"|\bhow\s+long\b(?:(?!\bbefore\b|\bprior\s+to\b|\bmust\b|\bneeded\b|\brequired\b).)*\b(?:approv|authori[sz])\w*"
+    r"|\bapproved\s+for\s+how\s+long\b", re.I)
 _YEAR_PERIOD: Final = re.compile(r"\byear", re.I)
 
 
@@ -235,6 +243,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         return None
     usable: list[tuple[int, int, int, int, int, int, int, int, Stated]] = []
     pending: Stated | None = None
+    phased: Stated | None = None  # a span stated for one approval phase the part does not name
     own = stems(asking.item) - stems(" ".join(sorted(circumstance_words())))
     wanted_phase = phases(asking.words)
     thing = counted_thing(asking.words)
@@ -281,7 +290,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         if not wanted_phase and v.kind == "duration" and (phase := phase_named(v.piece)) is not None:
             # "Initial approval is for a trial period of three (3) months", asked "how long is the approval":
             # the figure holds for a phase the part does not name, and another phase may hold another
-            pending = pending or replace(v, condition=Condition("occasion", phase, restrictive=True))
+            pending = phased = phased or replace(v, condition=Condition("occasion", phase, restrictive=True))
             continue
         named = int(bool(own & stems(v.piece)))
         if v.kind == "count" and own and not named and not own & stems(v.unit) and \
@@ -292,6 +301,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
                        _sentence_score(v, asking), -kinds.index(v.kind), -order, v))
     if not usable and pending is None:
         return None
+    if phased is not None and _ASKS_APPROVAL.search(asking.label or asking.words):
+        usable = []  # an approval asked of a passage that grants each phase its own span: the others are criteria
     if not usable:
         assert pending is not None
         return Reading("conditional", pending.piece, pending.value, pending, pending.condition or restriction)

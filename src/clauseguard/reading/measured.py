@@ -123,7 +123,24 @@ def measures_asked(v: Stated, asking: Asking) -> bool:
     """Every test above: False when the value measures something else than the part asks."""
     unit = asked_unit(asking.words)
     return (in_unit_asked(v, unit) and window_fits(v, asking) and of_the_thing(v, asking, unit)
-            and (speaks_of_change(asking) if is_change(v) else not asks_change(asking)))
+            and (speaks_of_change(asking) if is_change(v) else not asks_change(asking))
+            and (not counts_within(v) or bool(_ASKS_SPACING.search(asking.label or asking.words))))
+
+
+# "three (3) pens per 28 days", "one per 6 months": the span a count is counted in, not a length of anything
+_WINDOW_BEFORE: Final = re.compile(r"\b(?:per|every|each|in\s+(?:any|each|a))\s+(?:[a-z-]+\s*\(\s*)?$", re.I)
+# a part that asks how far apart things may be: only it is answered by such a span
+_ASKS_SPACING: Final = re.compile(r"\b(?:how\s+often|how\s+frequently|how\s+soon|frequency|interval|every|apart|between|"
+                                  r"repeat\w*|replace\w*|refill\w*|window|per|due|next|again|supply)\b", re.I)
+
+
+def counts_within(v: Stated) -> bool:
+    """True for a span that is the window of a count ("per 28 days", "every 6 months"): asked "approval
+    period?", it answers nothing ("Emgality ... approval period?" is not "28 days")."""
+    if v.kind != "duration":
+        return False
+    m = _figure(v)
+    return m is not None and bool(_WINDOW_BEFORE.search(v.context[:m.start()]))
 
 
 def _figure(v: Stated) -> re.Match[str] | None:

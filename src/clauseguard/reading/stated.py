@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from clauseguard import text as toolkit
-from clauseguard.reading.dates import DATE
 from clauseguard.reading.cues import (
     _patterns,
     circumstance_words,
@@ -31,6 +30,7 @@ from clauseguard.reading.cues import (
     restriction_cue,
     restricts,
 )
+from clauseguard.reading.dates import DATE
 
 __all__ = ["Condition", "Stated", "age_in", "circumstance_words", "condition_of", "cues", "denial_at", "denies", "frames",
            "grant_at", "grants", "negative", "number_of", "paying_terms", "phases", "restricts", "restriction_cue", "stated_values",
@@ -288,12 +288,12 @@ def _mentions(piece: str) -> list[tuple[int, int, ValueKind, float, str, str]]:
     for start, _end, kind, _n, _value, unit in list(found):
         # the first end of a range written once with its unit: "at least 4 and no more than 14 migraine days",
         # "between 2 and 4 visits", "6 to 12 months" state 4 days, 2 visits, 6 months as well
-        m = _RANGE_START.search(piece, 0, start)
-        if m is not None and (n := number_of(m.group("num"))) is not None and free(m.start("num"), m.end("num")) \
-                and kind in ("count", "duration") and not _REFERENCE_BEFORE.search(piece, max(0, m.start() - 14), m.start()):
+        r = _RANGE_START.search(piece, 0, start)
+        if r is not None and (n := number_of(r.group("num"))) is not None and free(r.start("num"), r.end("num")) \
+                and kind in ("count", "duration") and not _REFERENCE_BEFORE.search(piece, max(0, r.start() - 14), r.start()):
             written = unit if kind == "count" else f"{unit}{'s' if n != 1 else ''}"
-            found.append((m.start("num"), m.end("num"), kind, n, f"{_fmt(n)} {written}", unit))
-            taken.append((m.start("num"), m.end("num")))
+            found.append((r.start("num"), r.end("num"), kind, n, f"{_fmt(n)} {written}", unit))
+            taken.append((r.start("num"), r.end("num")))
     return sorted(found)
 
 

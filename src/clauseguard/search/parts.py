@@ -8,16 +8,17 @@ anything: a FAQ that disagrees with the answer is reported as a conflict and is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
 import numpy as np
 
 from clauseguard import text as toolkit
-
-from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
 from clauseguard.reading.dates import dates_in
-from clauseguard.reading.stated import frames, negative, number_of, stated_values
+from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
+from clauseguard.reading.passage import stems
+from clauseguard.reading.stated import frames, negative, number_of, paying_terms, stated_values
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, retrieve
 from clauseguard.retrieval.parts import (
     DOCUMENTS,
@@ -175,6 +176,9 @@ def answer_part(
         if reading.settles == "answers" and _asks_more_than_whether(part, reading):
             deferred_yes = deferred_yes or Settled(hit, reading)
             continue
+        if reading.settled and reading.value is None and _asks_cover(part) and not article_references(part.text):
+            deferred_yes = deferred_yes or Settled(hit, reading)
+            continue  # "Covered?" is answered by yes or no, never by a passage quoted with neither
         if reading.settled and not _of_kind_asked(asking, reading):
             continue  # a figure read for the part that is not of the kind it asks: no answer, whatever path read it
         if reading.settled and _checks_a_figure(part, reading, row.text):
@@ -252,6 +256,11 @@ def _timing(text: str) -> list[str]:
     "for 3 months"); a month alone ("in April 2025") dates the request, and an age is a circumstance."""
     days = [d for d in dates_in(text) if any(c.isdigit() for c in d.split()[0]) or len(d.split()) > 2]
     return days + [v.value for v in _figures(text) if v.kind == "duration"]
+
+
+def _asks_cover(part: QuestionPart) -> bool:
+    """A yes-or-no question about paying for it ("Covered?", "Is X reimbursed?", "approved?")."""
+    return asks_yes_or_no(part.label) and bool(stems(part.label) & paying_terms() or re.search(r"\bapprov", part.label, re.I))
 
 
 _TIME_UNITS: Final = frozenset({"hour", "day", "week", "month", "year"})  # a night is counted (hospital, recording nights)
