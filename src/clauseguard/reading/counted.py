@@ -23,13 +23,20 @@ from clauseguard.reading.stated import Stated, number_of
 _ASKS_COUNT: Final = re.compile(r"\b(?:how\s+many|number\s+of)\s+(?:of\s+(?:the\s+|these\s+|those\s+)?"
                                 r"(?:listed\s+|following\s+|above\s+|named\s+)?)?(.+)", re.IGNORECASE)
 _OCCASIONS: Final = frozenset({"time", "times"})  # "how many times": a frequency, any count of occasions
-_TIME_UNITS: Final = frozenset({"day", "week", "month", "year", "hour"})  # stems of the units of time
+TIME_UNITS: Final = frozenset({"day", "week", "month", "year", "hour"})  # stems of the units of time
 NEAR_WORDS: Final = 4  # words of a stated count's noun phrase read on each side of its counted noun
 
 
 @lru_cache(maxsize=1)
+def _raw() -> dict[str, object]:
+    found = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
+    assert isinstance(found, dict)
+    return found
+
+
+@lru_cache(maxsize=1)
 def _data() -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]:
-    raw = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
+    raw: dict = _raw()  # type: ignore[type-arg]
     ends = frozenset(str(raw["counted_ends"]).split())
     alike = tuple(frozenset(toolkit.stem(w) for w in str(line).split()) for line in raw["counted_alike"])
     return ends, alike, frozenset(str(raw["counted_skip"]).split())
@@ -37,8 +44,12 @@ def _data() -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]
 
 @lru_cache(maxsize=1)
 def _not_kinds() -> frozenset[str]:
-    raw = load_yaml((resources.files("clauseguard") / "data" / "search" / "cues.yaml").read_text("utf-8"))
-    return frozenset(str(raw["counted_not_kinds"]).split())
+    return frozenset(str(_raw()["counted_not_kinds"]).split())
+
+
+def _is_figure(word: str) -> bool:
+    """A number as written: digits ("875", "2024") or a number word ("two")."""
+    return any(c.isdigit() for c in word) or number_of(word) is not None
 
 
 def counted_thing(words: str) -> str | None:
@@ -54,7 +65,7 @@ def counted_thing(words: str) -> str | None:
             return None
         if word in ends:
             break
-        if word in skip or any(c.isdigit() for c in word) or number_of(word) is not None:
+        if word in skip or _is_figure(word):
             continue  # "Aimovig 70 mg autoinjectors", "catheter kits (A4353)": a strength or a code
         thing.append(word)
     if not thing:
@@ -75,7 +86,7 @@ def counts_time(value: Stated, thing: str | None) -> bool:
     how long a course runs, and answers "how many per month" (of doses, visits) no better than a figure
     of another thing."""
     unit = toolkit.stem(value.unit.casefold()) if value.unit else ""
-    return unit in _TIME_UNITS and thing != unit
+    return unit in TIME_UNITS and thing != unit
 
 
 def _phrase_stems(value: Stated) -> set[str]:
@@ -87,7 +98,7 @@ def _phrase_stems(value: Stated) -> set[str]:
         if toolkit.stem(word) != unit:
             continue
         for w in reversed(words[max(0, i - NEAR_WORDS):i]):
-            if any(c.isdigit() for c in w) or number_of(w) is not None:
+            if _is_figure(w):
                 break  # its own figure: the words before it belong to another phrase ("875 mg per infusion (875 units")
             found.add(toolkit.stem(w))
         for w in words[i + 1:i + 1 + NEAR_WORDS]:
@@ -112,7 +123,7 @@ def another_kind(value: Stated, question: str) -> bool:
         words = toolkit.words(text)
         return {toolkit.stem(before) for before, word in zip(words, words[1:], strict=False)
                 if toolkit.stem(word) == unit and before not in toolkit.STOP_WORDS and before not in plain
-                and not any(c.isdigit() for c in before) and number_of(before) is None}
+                and not _is_figure(before)}
 
     def every(text: str) -> set[str]:  # "in-person" names "person" too
         return {toolkit.stem(w) for word in toolkit.words(text) for w in {word, *word.split("-")}}

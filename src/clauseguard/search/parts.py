@@ -15,6 +15,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from clauseguard import text as toolkit
+from clauseguard.reading.counted import TIME_UNITS
 from clauseguard.reading.dates import dates_in
 from clauseguard.reading.extract import Asking, Reading, quantity_asked, read_passage
 from clauseguard.reading.passage import stems
@@ -263,9 +264,6 @@ def _asks_cover(part: QuestionPart) -> bool:
     return asks_yes_or_no(part.label) and bool(stems(part.label) & paying_terms() or re.search(r"\bapprov", part.label, re.I))
 
 
-_TIME_UNITS: Final = frozenset({"hour", "day", "week", "month", "year"})  # a night is counted (hospital, recording nights)
-
-
 def _of_kind_asked(asking: Asking, reading: Reading) -> bool:
     """The last check before a figure goes out: a count asked is answered by a count of things, never of
     days or months ("how many pens" by "28 days"); a span asked by a span of time, never by a count of
@@ -274,10 +272,10 @@ def _of_kind_asked(asking: Asking, reading: Reading) -> bool:
     if stated is None:
         return True
     unit = toolkit.stem(stated.unit.casefold()) if stated.unit else ""
-    if asking.asked == "count":
-        return stated.kind == "count" and unit.rstrip("s") not in _TIME_UNITS
+    if asking.asked == "count":  # a night is counted (hospital nights, recording nights), a day is a span
+        return stated.kind == "count" and unit not in TIME_UNITS
     if asking.asked == "duration":
-        return stated.kind == "duration" or unit.rstrip("s") in _TIME_UNITS | {"night"}
+        return stated.kind == "duration" or unit in TIME_UNITS | {"night"}
     return True
 
 
