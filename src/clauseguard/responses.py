@@ -104,9 +104,11 @@ class Passage(AnswerModel):
 
 
 class Source(Passage):
-    """A passage above the threshold that answers a part, with the excerpt that states it."""
+    """A passage above the threshold that speaks to a part, with its excerpt: the one that states the
+    answer, or (`settles` false) the passage an unsettled part's reason points to, for a person to read."""
 
     excerpt: str
+    settles: bool = True
 
 
 class ExcludedPassage(Passage):

@@ -201,11 +201,18 @@ def test_the_page_works_from_the_keyboard(page: Any) -> None:
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == f"clause-{source}"
 
-    deferred = "GRP-TERMS.CG-2021-09.A12.4"  # named in the answer, not a source: opens in a dialog
+    deferred = "GRP-TERMS.CG-2021-09.A12.4"  # the cap part's passage: a source that settles nothing
     page.focus(f'[data-testid="answer"] a[data-clause-link="{deferred}"]')
     page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == f"clause-{deferred}"
+    assert page.query_selector(f'[data-testid="source"][data-clause-id="{deferred}"] [data-testid="settles-nothing"]')
+    assert not page.query_selector(f'[data-testid="source"][data-clause-id="{source}"] [data-testid="settles-nothing"]')
+
+    weak = page.get_attribute('[data-testid="below-row"] a[data-clause-link]', "data-clause-link")
+    page.focus(f'[data-testid="below-row"] a[data-clause-link="{weak}"]')  # no card on the page: a dialog
+    page.keyboard.press("Enter")
     page.wait_for_selector("#clause-dialog[open] .clause-text")
-    assert page.inner_text("#clause-dialog-title") == deferred
+    assert page.inner_text("#clause-dialog-title") == weak
     assert page.query_selector('#clause-dialog [data-testid="timeline"][data-document-id="GRP-TERMS"]')
     shoot(page, "clause-dialog")
     page.keyboard.press("Escape")

@@ -125,6 +125,16 @@ def test_the_last_check_before_release_is_the_kind_asked() -> None:
     assert not _of_kind_asked(asking("how long between refills"), Reading("stated", pens.piece, pens.value, pens))
 
 
+def test_a_window_written_once_after_two_counts_may_be_for_both() -> None:
+    text = "Each month: up to sixty (60) test strips and up to sixty (60) control swabs per calendar month."
+    unnamed = read_passage(text, asking("what is the monthly limit"))
+    assert unnamed.settles == "ambiguous" and {unnamed.value, unnamed.rival} == {"60 strips", "60 swabs"}
+    assert read_passage(text, asking("how many control swabs per month")).value == "60 swabs"
+    assert read_passage(text, asking("how many test strips per month")).value == "60 strips"
+    own = "Up to sixty (60) test strips per month and up to ten (10) control swabs per month."
+    assert read_passage(own, asking("how many control swabs per month")).value == "10 swabs"
+
+
 def test_a_negative_written_with_n_t_is_negative() -> None:
     from clauseguard.reading.cues import negative
     assert negative("whose blood count hasn't been taken") and negative("it isn\u2019t paid")

@@ -18,6 +18,7 @@ from clauseguard.responses import (
     ExcludedPassage,
     Passage,
     SearchResponse,
+    Source,
 )
 
 GATE_STYLE = {"DETERMINE": "green", "REVIEW": "yellow", "REFUSE": "magenta", "HALT": "red"}
@@ -50,6 +51,8 @@ def _passages(title: str, rows: Sequence[Passage], with_reason: bool = False) ->
     table = _table(title, ("clause", "version", "article", "page", "score") + (("reason",) if with_reason else ()))
     for r in rows:
         cells = [r.clause_id, r.version, r.article or "", page_text(r), f"{r.score:.2f}"]
+        if isinstance(r, Source) and not r.settles:
+            cells[0] += " (settles nothing: see unsettled)"
         if with_reason and isinstance(r, ExcludedPassage):
             cells.append(r.reason)
         table.add_row(*cells)

@@ -32,7 +32,7 @@ from clauseguard.reading.passage import (
     sentences,
     stems,
 )
-from clauseguard.reading.rivals import other_end, same_quantity, unmarked_rival
+from clauseguard.reading.rivals import other_end, same_quantity, unmarked_rival, window_sharer
 from clauseguard.reading.stated import (
     Condition,
     Stated,
@@ -314,6 +314,8 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         rival = other_end(ranked, bool(_ASKS_UPPER.search(asking.words) or _ASKS_LOWER.search(asking.words)))
     if rival is None:
         rival = unmarked_rival(ranked, asking)
+    if rival is None:
+        rival = window_sharer(best, found, own, thing)
     if rival is not None:
         # two values of the kind asked fit the part equally well: say both, decide neither
         return Reading("ambiguous", best.piece, best.value, best, best.condition or restriction, rival=rival.value)

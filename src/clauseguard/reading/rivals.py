@@ -4,6 +4,11 @@ when the winner is not marked out and when two values are one."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from clauseguard.reading.counted import counts_it
 from clauseguard.reading.passage import DAYS, Asking, stems
 from clauseguard.reading.stated import Stated, circumstance_words, paying_terms
 
@@ -64,3 +69,29 @@ def other_end(ranked: list[Ranked], sided: bool) -> Stated | None:
     return next((t[8] for t in ranked[1:] if t[8].piece == best.piece and t[8].unit == best.unit
                  and {t[8].bound, best.bound} == {"lower", "upper"}), None)
 
+
+
+_JOINED: Final = re.compile(r"^\W*(?:and|or|as well as|plus)\b", re.I)
+
+
+def window_sharer(best: Stated, found: Sequence[Stated], words: set[str], thing: str | None) -> Stated | None:
+    """A value written just before the chosen one and joined to it, with no window of its own, when the
+    chosen one's window is written once after both ("up to 100 pads and up to 100 wipes each month"): the
+    window may be for both, so it does not mark the chosen one out. The part's own `words` for its item, or
+    the `thing` it counts, tell them apart when they name the chosen value's thing and not the other's
+    ("how many wipes")."""
+    if best.period is None or not _JOINED.match(best.context):
+        return None
+    start = best.piece.find(best.context.strip())
+    for v in found:
+        if v is best or v.piece != best.piece or v.kind != best.kind or v.period is not None or same_quantity(v, best):
+            continue
+        before = v.context.strip()
+        at = best.piece.find(before)
+        if at < 0 or best.piece[at + len(before):start].strip(" ,"):
+            continue  # not written right before the chosen value
+        if words & stems(best.context) and not words & stems(v.context) or \
+                thing is not None and counts_it(best, thing) and not counts_it(v, thing):
+            continue
+        return v
+    return None

@@ -83,6 +83,9 @@ class PartAnswer:
     condition: Reading | None = None  # a conditional reading whose condition the question does not state
     overridden: list[tuple[Hit, str]] = field(default_factory=list)  # (policy hit, rider clause id)
     conflicts: list[tuple[Hit, str]] = field(default_factory=list)  # (FAQ hit, clause whose answer stands)
+    # an unsettled part: the policy passage above the threshold its reason points to, shown as a source that
+    # settles nothing, so a refusal never says "not enough evidence" of terms that speak to the part
+    consulted: list[Settled] = field(default_factory=list)
 
 
 def row_of(index: RetrievalIndex, hit: Hit) -> Any:

@@ -119,31 +119,32 @@ def _names_it_not(
 def _held_back(
     index: RetrievalIndex, part: QuestionPart, hits: Sequence[Hit], answer: PartAnswer, mask: np.ndarray,
     precedence: Precedence,
-) -> str | None:
+) -> tuple[str, bool] | None:
     """Why a settled part must go to a person after all, or None: a yes to a question that says what
     the member lacks, a yes that another passage refuses for a case the question names, or an answer
-    from a policy whose look-alike in scope has the title the question fits better."""
+    from a policy whose look-alike in scope has the title the question fits better. The flag says
+    whether the held passage is still shown as a source (not when another policy may govern)."""
     lead = row_of(index, answer.settled_by[0].hit)
     if answer.settled_by[0].reading.value == "yes" and negative(part.text):
         # "AHI 9 and none of sleepiness, insomnia or hypertension - covered?": the grant's conditions are
         # read as words of the question, and what the question denies may be what the grant requires
         return (f"the question says what the member does not have or has not had, and {cite(lead)} grants it "
-                f"under conditions: whether they hold is for a person")
+                f"under conditions: whether they hold is for a person"), True
     timing = _timing(part.text) if answer.settled_by[0].reading.value == "yes" else []
     if timing:
         # "insured since 1 December 2024 ... reimbursed now?": the question gives when things happened, and
         # a grant read as a yes weighs none of it against a waiting period, a deadline or an interval
         return (f"the question states when ({', '.join(timing)}), and {cite(lead)} grants it without weighing that: "
-                f"whether a waiting period, interval or deadline applies is for a person")
+                f"whether a waiting period, interval or deadline applies is for a person"), True
     refusing = refusing_elsewhere(index, part.text, answer, mask, precedence)
     if refusing is not None:
         return (f"{cite(lead)} grants it, but {cite(refusing)} refuses a case named by words of the question that "
-                f"the granting passage never uses: whether the question is that case is for a person")
+                f"the granting passage never uses: whether the question is that case is for a person"), True
     rival = better_titled(index, part, hits, answer, precedence)
     if rival is not None:
         return (f"the question's words fit the title of {rival.document_id} (\u201c{rival.document_title}\u201d) better "
                 f"than that of {lead.document_id}, which states it {cite(lead)}: which policy governs is for a person "
-                f"{cite(rival)}")
+                f"{cite(rival)}"), False
     return None
 
 
@@ -165,6 +166,7 @@ def answer_part(
     deferred_yes: Settled | None = None
     checking: Settled | None = None
     unnamed = _names_it_not(index, part, mask, precedence)
+    considered: list[Settled] = []  # policy passages read for the part, best first: what an unsettled part points to
     for hit in hits:
         if hit.score < threshold or about[hit.clause_id] < SUBJECT_SHARE:
             continue  # under the threshold, or above it on generic words but about something else
@@ -174,6 +176,8 @@ def answer_part(
         if frames(row.section) and not article_references(part.text):
             continue  # a revision history or the evidence reviewed describes the policy; it does not govern
         reading = read_passage(row.text, asking)
+        if not precedence.is_faq(str(row.document_id)):
+            considered.append(Settled(hit, reading))
         if reading.settles == "answers" and _asks_more_than_whether(part, reading):
             deferred_yes = deferred_yes or Settled(hit, reading)
             continue
@@ -207,10 +211,12 @@ def answer_part(
         _apply_riders(index, part, asking, mask, k, threshold, precedence, answer)
         held = _held_back(index, part, hits, answer, mask, precedence) if answer.settled_by else None
         if held is not None:
+            answer.unsettled_because, shown = held
+            answer.consulted = answer.settled_by[:1] if shown else []
             answer.settled_by = []
-            answer.unsettled_because = held
         return answer, below
     if conditional is not None and conditional.reading.settles == "ambiguous":
+        answer.consulted = [conditional]
         row = row_of(index, conditional.hit)
         reading = conditional.reading
         if {reading.value, reading.rival} == {"yes", "no"}:
@@ -221,6 +227,7 @@ def answer_part(
                                         f"{reading.rival}) {cite(row)}")
         return answer, below
     if conditional is not None:
+        answer.consulted = [conditional]
         row = row_of(index, conditional.hit)
         condition = conditional.reading.condition
         said = f" (\u201c{condition.text}\u201d)" if condition is not None else ""
@@ -228,6 +235,7 @@ def answer_part(
         answer.condition = conditional.reading
         return answer, below
     if checking is not None:
+        answer.consulted = [checking]
         row = row_of(index, checking.hit)
         value = checking.reading.value
         asked = {v.kind for v in _figures(part.label)}
@@ -239,12 +247,14 @@ def answer_part(
             f"passage grants it without weighing one: whether a limit stated elsewhere applies is for a person {cite(row)}")
         return answer, below
     if deferred_yes is not None:
+        answer.consulted = [deferred_yes]
         said = {"yes": "says it is covered", "no": "says it is not covered"}.get(str(deferred_yes.reading.value),
                                                                                  "speaks of it")
         answer.unsettled_because = (f"the passage {said} but states no value for what the question asks "
                                     f"{cite(row_of(index, deferred_yes.hit))}")
         return answer, below
-    deferred = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
+    deferred = [s.hit for s in considered[:1]] or [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE]
+    answer.consulted = considered[:1]
     if deferred:
         answer.unsettled_because = f"the passage above the threshold does not state it {cite(row_of(index, deferred[0]))}"
     else:
@@ -362,7 +372,7 @@ def _apply_riders(
                     and any(v.kind == kind for v in stated_values(row_of(index, hit).text)):
                 # the rider amends this document with a value of the same kind, on words the reader
                 # cannot tie to the part: which value stands is for a person to say
-                answer.settled_by = []
+                answer.consulted, answer.settled_by = answer.settled_by[:1], []
                 answer.unsettled_because = (f"a rider on the plan amends {document} with a value of the same kind "
                                             f"{cite(row_of(index, hit))}; whether it changes this value is not settled")
                 return

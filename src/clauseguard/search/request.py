@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from clauseguard.corpus.model import Corpus
 from clauseguard.corpus.store import CorpusStore
+from clauseguard.reading.passage import sentences as sentences_of
 from clauseguard.requests import RetrievalEvalRequest, SearchRequest
 from clauseguard.responses import (
     ExcludedPassage,
@@ -30,7 +31,7 @@ from clauseguard.responses import (
 )
 from clauseguard.retrieval import Hit, QuestionPart, RetrievalIndex, best_ineligible, retrieve, split_question
 from clauseguard.retrieval.eligible import eligible_mask
-from clauseguard.retrieval.parts import names_more
+from clauseguard.retrieval.parts import asks_open, asks_yes_or_no, names_more
 from clauseguard.search.answers import PRECEDENCE, PartAnswer, Precedence, Settled, cite
 from clauseguard.search.parts import answer_part
 from clauseguard.search.target import GoverningCodes, Scope, resolve_target
@@ -122,7 +123,7 @@ def search(
         base["governing_documents"] = sorted(scope.documents)
     answered = answer_over(index, store, parts, scope, request.threshold, request.k,
                            corpus=corpus, question=request.question)
-    documents = tuple(s.document_id for s in answered.sources)
+    documents = tuple(s.document_id for s in answered.sources if s.settles)  # the version the answer comes from
     base["applicable_version"] = target.governing.applicable_version(documents)
     return SearchResponse(**base, **dict(answered))
 
@@ -181,6 +182,12 @@ def answer_over(
             if s.hit.clause_id not in cited:
                 cited.add(s.hit.clause_id)
                 sources.append(Source(**_where(_row(index, s.hit), s.hit.score), excerpt=s.reading.excerpt))
+    for a in answers:  # the passages unsettled parts point to come after every answering one
+        for s in a.consulted if not a.settled_by else ():
+            if s.hit.clause_id not in cited:
+                cited.add(s.hit.clause_id)
+                sources.append(Source(**_where(_row(index, s.hit), s.hit.score), settles=False,
+                                      excerpt=s.reading.excerpt or sentences_of(_row(index, s.hit).text)[0]))
     verify_sources(sources, store, elig)
     verified = {s.clause_id for s in sources}
     for a in answers:  # a part whose sources failed the cold check is not answered
@@ -217,7 +224,7 @@ def answer_over(
     unsettled = [a.part.label for a in answers if not a.settled_by]
     for a in answers:
         if not a.settled_by:
-            sentences.append(f"The {a.part.label} is not settled: {a.unsettled_because}.")
+            sentences.append(f"{_named(a.part.label)} is not settled: {a.unsettled_because}.")
 
     below_threshold = []
     listed: set[str] = set(cited) | {o.clause_id for o in overridden}
@@ -235,6 +242,13 @@ def answer_over(
         answer=" ".join(sentences) if sources else NO_EVIDENCE,
         parts=results, overridden=overridden, conflicts=conflicts,
     )
+
+
+def _named(label: str) -> str:
+    """A part as the subject of a sentence: "The annual cap", or a question part quoted whole."""
+    if asks_open(label) or asks_yes_or_no(label):
+        return f"\u201c{label[:1].upper()}{label[1:]}?\u201d"
+    return f"The {label if label[:2].isupper() else label[:1].lower() + label[1:]}"  # "The monthly limit", "The MRI limit"
 
 
 def verify_sources(sources: list[Source], store: CorpusStore, elig: Scope) -> None:

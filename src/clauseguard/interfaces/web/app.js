@@ -157,7 +157,9 @@ async function renderSearch(r, request = {}) {
       h("ul", { class: "unsettled" }, r.unsettled.map((u) => h("li", { "data-testid": "unsettled" }, u)))) : null);
   const cards = r.sources.map((s) => clauseCard(s.clause_id, {
     testid: "source", quote: s.excerpt,
-    header: [h("span", { class: "meta" }, `score ${fmtScore(s.score)}`)],
+    header: [h("span", { class: "meta" }, `score ${fmtScore(s.score)}`),
+      s.settles === false ? h("span", { class: "meta unsettling", "data-testid": "settles-nothing" },
+        "settles nothing: see the parts not settled") : null],
   }));
   const sources = panel(`Sources above the threshold (${r.sources.length})`, { testid: "sources" },
     cards.length ? h("div", { class: "cards" }, cards.map((c) => c.card)) : h("p", { class: "empty" }, "none: nothing cleared the threshold"));

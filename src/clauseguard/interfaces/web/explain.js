@@ -103,7 +103,7 @@ function searchNextStep(r, request) {
   if (r.status === "answered" && r.action === "none") return null;
   // First the clauses the answer names without settling them (a cap "fixed elsewhere"), then the
   // passages below the threshold.
-  const sources = new Set(r.sources.map((x) => x.clause_id));
+  const sources = new Set(r.sources.filter((x) => x.settles !== false).map((x) => x.clause_id));
   const named = [...String(r.answer).matchAll(/(?<=; )([A-Za-z0-9][\w-]*(?:\.[\w-]+)+)(?=\))/g)].map((m) => m[1]);
   const read = [...new Set([...named.filter((id) => !sources.has(id)), ...r.below_threshold.map((b) => b.clause_id)])];
   return panel("Next step", { class: "next-step", testid: "next-step" },
