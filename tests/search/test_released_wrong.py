@@ -135,6 +135,23 @@ def test_a_window_written_once_after_two_counts_may_be_for_both() -> None:
     assert read_passage(own, asking("how many control swabs per month")).value == "10 swabs"
 
 
+def test_the_words_before_a_sentences_first_figure_mark_no_value_out() -> None:
+    from clauseguard.retrieval.parts import split_question
+    from clauseguard.search.parts import asking_of
+
+    def read(text: str, question: str) -> Reading | None:
+        return read_passage(text, asking_of(split_question(question)[0], question))
+
+    text = "The grant is EUR 3,000 on the birth of a first child and EUR 1,500 on the birth of each later child."
+    unnamed = read(text, "What grant is paid on a birth?")
+    assert unnamed is not None and unnamed.settles == "ambiguous"
+    assert {unnamed.value, unnamed.rival} == {"EUR 3,000", "EUR 1,500"}
+    later = read(text, "What grant is paid on the birth of a later child?")
+    assert later is not None and later.settles == "ambiguous"  # "later" is the rival's word: never the first value
+    per = "Podiatry is reimbursed up to EUR 30 per session and EUR 300 per year."
+    assert read(per, "Podiatry: limit per session?").value == "EUR 30"
+
+
 def test_a_negative_written_with_n_t_is_negative() -> None:
     from clauseguard.reading.cues import negative
     assert negative("whose blood count hasn't been taken") and negative("it isn\u2019t paid")

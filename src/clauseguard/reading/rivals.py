@@ -42,7 +42,8 @@ def unmarked_rival(ranked: list[Ranked], asking: Asking) -> Stated | None:
     own = (stems(asking.words) | stems(asking.item)) - drop
     # the subject's words mark a value only against one in another sentence or line ("Headgear: 1 per
     # 6 months" against "Tubing: 1 per 3 months"): inside one sentence the subject is written once,
-    # beside the first value ("X is reimbursed up to A per pair and B per year")
+    # beside the first value ("X is reimbursed up to A per pair and B per year"). The member's own words
+    # never mark one out: "an employee's husband" is a spouse, not the employee a value names
     bare = own - stems(asking.subject)
 
     def around(v: Stated) -> set[str]:
@@ -53,11 +54,37 @@ def unmarked_rival(ranked: list[Ranked], asking: Asking) -> Stated | None:
         # rival with part words the winner lacks ("for hearing aids ... A" against "for hearing tests ... B",
         # asked of "hearing aids and tests") fits as well in its own way, and the part is left to a person
         one_sentence = rival.piece == best.piece and "\n" not in best.piece  # a list's lines are apart
-        words = bare if one_sentence else own
+        # in one sentence, what is written before its first figure ("The lump sum is EUR 4,000 on the death
+        # of an employee and EUR 2,000 on ...") is said of every value in it and marks none out, when the
+        # rival names nothing of its own before its figure ("... for 3 months and a renewal for 9 months"
+        # names the renewal, so "initial approval" before the first figure is the first value's own)
+        words = bare - stems(best.piece[:_first_figure(best, rival)]) if one_sentence and _gapped(rival) else \
+            bare if one_sentence else own
         mine, theirs = words & around(best), words & around(rival)
         return bool(mine - theirs) and theirs <= mine
 
     return next((t[8] for t in rivals if not told_apart(t[8])), None)
+
+
+def _gapped(v: Stated) -> bool:
+    """True when a value names nothing of its own before its figure ("and EUR 2,000 on ...", "and up to
+    100 ..."): it shares what the sentence said before its first value."""
+    digit = re.search(r"\d", v.context)
+    if digit is None:
+        return False
+    before = re.sub(r"\b[A-Z]{3}\b|[$\u20ac\u00a3]", "", v.context[:digit.start()])  # a currency: "EUR", "$"
+    return not stems(re.sub(r"\b(?:and|or|up\s+to|at\s+most|not\s+more\s+than)\b|[a-z-]+\s*\($", "", before, flags=re.I))
+
+
+def _first_figure(*values: Stated) -> int:
+    """Where, in their shared sentence, the first of these values' figures is written (digits)."""
+    starts = []
+    for v in values:
+        at = v.piece.find(v.context)
+        digit = re.search(r"\d", v.context)
+        if at >= 0 and digit is not None:
+            starts.append(at + digit.start())
+    return min(starts, default=0)
 
 
 def other_end(ranked: list[Ranked], sided: bool) -> Stated | None:

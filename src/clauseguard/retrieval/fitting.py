@@ -83,31 +83,35 @@ def _concat(sets: list[Pairs]) -> Pairs:
 
 
 def style_pairs(styles: Path, backend: str) -> list[Pairs]:
-    """The dev search questions of each house style, over that style's own dev corpus."""
+    """The dev search questions of each house style, over that style's own dev corpus: every dev half
+    (`dev/search.json`, `dev2/search.json`, ...) beside the suite's `dev/corpus.yaml`."""
     embedder = None if backend == LEXICAL_ONLY else backend
     found = []
     for style in STYLES:
         folder = styles / style / "dev"
-        if not (folder / "search.json").exists():
+        if not (folder / "corpus.yaml").exists():
             continue
         corpus = load_path(folder / "corpus.yaml")
         index = build_index(corpus, embedder=embedder, calibrator=uncalibrated(backend))
-        found.append(labelled_pairs(index, corpus, search_case_questions(folder / "search.json", corpus, f"{style}:")))
+        for half in sorted(styles.glob(f"{style}/dev*/search.json")):
+            found.append(labelled_pairs(index, corpus, search_case_questions(half, corpus, f"{style}:{half.parent.name}:")))
     return found
 
 
-def fit_backend(backend: str, styles: Path | None = None) -> tuple[Calibrator, Pairs]:
-    """Fit the monotone map of one backend on the demo questions and, when given, the styles' dev questions."""
+def fit_backend(backend: str, styles: Path | None = None, values: Path | None = None) -> tuple[Calibrator, Pairs]:
+    """Fit the monotone map of one backend on the demo questions and, when given, the dev questions of
+    the house-style suites and of the search-values suites (one second set, weighed as one)."""
     corpus = load_demo()
     embedder = None if backend == LEXICAL_ONLY else backend
     # Pairs are taken in fused order, so the placeholder calibration does not influence them.
     index = build_index(corpus, embedder=embedder, calibrator=uncalibrated(backend))
     sets = [labelled_pairs(index, corpus, load_questions())]
     described = f"demo fit set ({len(set(sets[0].question_ids))} questions), corpus {corpus.fingerprint()}"
-    if styles is not None:
-        extra = style_pairs(styles, backend)
+    extra = [p for folder in (styles, values) if folder is not None for p in style_pairs(folder, backend)]
+    if extra:
         sets += extra
-        described += f"; house-style dev search questions ({sum(len(set(p.question_ids)) for p in extra)} parts, {len(extra)} styles)"
+        named = " and ".join(f.name for f in (styles, values) if f is not None)
+        described += f"; {named} dev search questions ({sum(len(set(p.question_ids)) for p in extra)} parts, {len(extra)} dev halves)"
     pairs = _concat(sets)
     # The two labelled sets weigh the same, however many pairs each has, so neither house style decides alone.
     weights = np.concatenate([np.full(len(sets[0].labels), 1.0 / max(1, len(sets[0].labels)))]
@@ -133,11 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--backend", default="wordllama", help="wordllama | minilm | lexical")
     parser.add_argument("--styles", type=Path, default=None, help="folder of the house-style suites (second fit set)")
+    parser.add_argument("--values", type=Path, default=None, help="folder of the search-values suites (second fit set too)")
     parser.add_argument("--report", type=Path, default=None, help="folder of the external suite (report set)")
     parser.add_argument("--write", action="store_true", help="store the fitted parameters in the package")
     args = parser.parse_args(argv)
 
-    calibrator, pairs = fit_backend(args.backend, args.styles)
+    calibrator, pairs = fit_backend(args.backend, args.styles, args.values)
     fit = report(calibrator, pairs)
     out: dict[str, Any] = {
         "backend": args.backend,
