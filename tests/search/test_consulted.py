@@ -28,6 +28,19 @@ documents:
              text: "Usual supply: up to one hundred (100) absorbent pads and up to one hundred (100) barrier wipes each month."}
           - {id: K-CS.2025.C3, section: Coverage, article: "3 Coverage", page: 2,
              text: "Bed alarms for nocturnal enuresis are covered for members under eighteen (18) years of age."}
+  - id: K-TH
+    payer: K
+    kind: medical_policy
+    title: Outpatient therapies
+    versions:
+      - version: "2025"
+        effective_start: 2025-01-01
+        effective_end: null
+        clauses:
+          - {id: K-TH.2025.C1, section: Speech therapy, article: "1 Speech therapy", page: 1,
+             text: "Speech therapy is approved for two (2) months, or for six (6) months after a documented reassessment."}
+          - {id: K-TH.2025.C2, section: Occupational therapy, article: "2 Occupational therapy", page: 1,
+             text: "Approval period: occupational therapy is approved for five (5) months."}
 """
 
 
@@ -52,3 +65,10 @@ def test_nothing_above_the_threshold_is_still_a_refusal(tmp_path: Path) -> None:
     engine = engine_over(CORPUS, tmp_path)
     r = ask(engine, "K", "K-STD", "Are hearing aid batteries reimbursed?")
     assert r["status"] == "refused" and r["sources"] == [] and r["answer"] == NO_EVIDENCE
+
+
+def test_a_weaker_passage_does_not_settle_what_a_better_one_leaves_open(tmp_path: Path) -> None:
+    engine = engine_over(CORPUS, tmp_path)
+    r = ask(engine, "K", "K-STD", "Speech therapy: approval period?")
+    assert released(r) == [] and r["action"] == "escalate to handler"  # never the occupational therapy's 5 months
+    assert [s["clause_id"] for s in r["sources"]] == ["K-TH.2025.C1"]

@@ -194,6 +194,9 @@ def answer_part(
         elif reading.settles in ("conditional", "ambiguous") and conditional is None:
             conditional = Settled(hit, reading)
     answer = _ranked(index, part, readings, precedence)
+    if answer.settled_by and conditional is not None and conditional.hit.score > answer.settled_by[0].hit.score \
+            and about[conditional.hit.clause_id] >= about[answer.settled_by[0].hit.clause_id]:
+        answer = PartAnswer(part, [], None)  # a passage that fits better leaves it open: a weaker one does not settle it
     unread = [h for h in hits if h.score >= threshold and about[h.clause_id] >= SUBJECT_SHARE
               and not precedence.is_faq(str(row_of(index, h).document_id))]
     if answer.settled_by and (unread or asking.asks_quantity) \
