@@ -152,6 +152,18 @@ def test_the_words_before_a_sentences_first_figure_mark_no_value_out() -> None:
     assert read(per, "Podiatry: limit per session?").value == "EUR 30"
 
 
+def test_a_value_for_the_thing_asked_under_an_unstated_case_is_not_replaced_by_anothers() -> None:
+    from clauseguard.retrieval.parts import split_question
+    from clauseguard.search.parts import asking_of
+
+    text = ("A replacement frame is paid no sooner than three (3) years after the last one. From the age of "
+            "sixty (60), one eye examination every two (2) years is paid up to EUR 50.")
+    exam = "How often is an eye examination paid?"
+    frame = "How often is a replacement frame paid?"
+    assert read_passage(text, asking_of(split_question(exam)[0], exam)).settles == "conditional"
+    assert read_passage(text, asking_of(split_question(frame)[0], frame)).value == "3 years"
+
+
 def test_a_negative_written_with_n_t_is_negative() -> None:
     from clauseguard.reading.cues import negative
     assert negative("whose blood count hasn't been taken") and negative("it isn\u2019t paid")

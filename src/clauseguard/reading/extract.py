@@ -308,6 +308,13 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         return Reading("conditional", pending.piece, pending.value, pending, pending.condition or restriction)
     ranked = sorted(usable, key=lambda t: t[:8], reverse=True)
     best = ranked[0][8]
+    of_it = (own | stems(asking.subject)) - stems(" ".join(sorted(circumstance_words())))  # the part's thing
+    its_case = stems(pending.condition.text) if pending is not None and pending.condition is not None else set()
+    if pending is not None and pending is not phased and pending.kind == best.kind \
+            and not of_it & stems(best.context) and (of_it - its_case) & stems(pending.context):
+        # "From the age of fifty, one hearing test every two years" is the hearing test's, under an age the
+        # question does not give: "five years" for a replacement aid, which names nothing of it, answers nothing
+        return Reading("conditional", pending.piece, pending.value, pending, pending.condition or restriction)
     rival = next((t[8] for t in ranked[1:] if t[:6] == ranked[0][:6] and t[8].kind == best.kind
                   and not same_quantity(t[8], best)), None)
     if rival is None:
