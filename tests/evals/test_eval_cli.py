@@ -51,7 +51,7 @@ def test_json_is_exactly_the_design_document(
         "p95_latency_s", "usd_per_case",
     ]
     assert list(doc["search"]) == ["cases", "pass_rate", "must_exclude_violations", "status_accuracy", "version_accuracy",
-                                  "wrong_answer_released"]
+                                  "wrong_answer_released", "missed_escalation"]
     assert list(doc["calibration"]) == ["ece", "brier"]
     assert doc["answer"]["determination_accuracy"] == 1.0 and doc["search"]["pass_rate"] == 1.0
 

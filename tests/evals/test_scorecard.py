@@ -189,7 +189,7 @@ def test_search_pass_rule_by_hand(tmp_path: Path, tiny: Corpus) -> None:
     # version right over the 8 non-error cases: all but s3 and s9
     assert doc["search"] == {
         "cases": 10, "pass_rate": 0.3, "must_exclude_violations": 1, "status_accuracy": 0.8, "version_accuracy": 0.75,
-        "wrong_answer_released": 0,
+        "wrong_answer_released": 0, "missed_escalation": 0,
     }
     rows = {r["case_id"]: r for r in doc["per_case"]}
     assert rows["s2"]["must_exclude_violations"] == ["PA-TERMS.T-2024.A1"]

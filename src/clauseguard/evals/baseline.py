@@ -43,6 +43,7 @@ WATCHED: Final[tuple[tuple[str, str, Better], ...]] = (
     ("answer", "missed_review", "lower"),
     ("search", "status_accuracy", "higher"),
     ("search", "version_accuracy", "higher"),
+    ("search", "missed_escalation", "lower"),
     ("calibration", "ece", "lower"),
     ("calibration", "brier", "lower"),
 )

@@ -38,7 +38,7 @@ ANSWER_KEYS: Final = ("cases", "determination_accuracy", "gate_correctness", "fa
                       "citation_faithfulness", "hallucinated_clause_count", "stale_citation_count",
                       "appropriate_refusal_rate")
 SEARCH_KEYS: Final = ("cases", "pass_rate", "status_accuracy", "version_accuracy", "must_exclude_violations",
-                      "wrong_answer_released")
+                      "wrong_answer_released", "missed_escalation")
 
 
 @dataclass(frozen=True)

@@ -285,6 +285,9 @@ class SearchScore:
     pairs: tuple[tuple[float, int], ...] = ()
     wrong_answers_released: int = 0  # parts answered with action none whose value contradicts expected_values
     released_kinds: tuple[str, ...] = ()  # each released wrong value, in structural words (see evals.values)
+    # the case wanted a person (expected action "escalate to handler") and the answer went out with action
+    # none: the search's missed_review, whatever its values say
+    missed_escalation: bool = False
 
     @property
     def passed(self) -> bool:
@@ -360,7 +363,9 @@ def score_search(run: SearchRun) -> SearchScore:
             if isinstance(cid, str) and score is not None and cid not in seen:
                 seen.add(cid)
                 pairs.append((score, int(cid in include)))
-    return SearchScore(run, status_ok, version_ok, violations, tuple(failures), tuple(pairs), released, tuple(kinds))
+    missed = case.expected_status != "error" and case.expected_action != "none" and response.get("action") == "none"
+    return SearchScore(run, status_ok, version_ok, violations, tuple(failures), tuple(pairs), released, tuple(kinds),
+                       missed_escalation=missed)
 
 
 # The form of a question part, for the released-value categories only (the judge's own words, not the engine's).
@@ -407,7 +412,8 @@ def _answering(parts: Mapping[str, Mapping[str, Any]], stated: str) -> tuple[str
 def search_section(scores: Sequence[SearchScore]) -> dict[str, Any]:
     """Pass rate, must-exclude violations (ids, summed over cases), status accuracy over every case,
     version accuracy over the cases expected to be answered or refused, and wrong_answer_released
-    (parts answered with action none whose value contradicts the case's expected_values; must stay 0)."""
+    (parts answered with action none whose value contradicts the case's expected_values; must stay 0), and
+    missed_escalation (cases that wanted a person answered with action none)."""
     versioned = [s for s in scores if s.version_ok is not None]
     return {
         "cases": len(scores),
@@ -416,6 +422,7 @@ def search_section(scores: Sequence[SearchScore]) -> dict[str, Any]:
         "status_accuracy": _rounded(ratio(sum(s.status_ok for s in scores), len(scores))),
         "version_accuracy": _rounded(ratio(sum(bool(s.version_ok) for s in versioned), len(versioned))),
         "wrong_answer_released": sum(s.wrong_answers_released for s in scores),
+        "missed_escalation": sum(s.missed_escalation for s in scores),
     }
 
 
