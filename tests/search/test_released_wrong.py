@@ -164,6 +164,22 @@ def test_a_value_for_the_thing_asked_under_an_unstated_case_is_not_replaced_by_a
     assert read_passage(text, asking_of(split_question(frame)[0], frame)).value == "3 years"
 
 
+def test_a_value_is_not_the_answer_to_the_case_it_excepts() -> None:
+    from clauseguard.retrieval.parts import split_question
+    from clauseguard.search.parts import asking_of
+
+    def read(question: str) -> Reading | None:
+        return read_passage(text, asking_of(split_question(question)[0], question))
+
+    text = ("New glasses are paid no sooner than two (2) years after the last pair, unless an optician certifies "
+            "a change in sight of at least half a dioptre.")
+    plain = read("How long before new glasses are paid?")
+    assert plain is not None and plain.value == "2 years"
+    told = read("The optician certifies her sight changed by a full dioptre. How long before new glasses are paid?")
+    assert told is not None and told.settles == "conditional" and told.condition is not None
+    assert told.condition.kind == "exception" and told.condition.text.startswith("unless an optician")
+
+
 def test_a_negative_written_with_n_t_is_negative() -> None:
     from clauseguard.reading.cues import negative
     assert negative("whose blood count hasn't been taken") and negative("it isn\u2019t paid")

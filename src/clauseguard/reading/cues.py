@@ -19,6 +19,7 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
     for key in ("denies", "grants", "procedural", "occasions"):
         out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
     out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
+    out["excepts"] = re.compile(rf"\b(?:{raw['excepts']})\b", re.IGNORECASE)
     out["unchanged"] = re.compile(rf"\b(?:{raw['unchanged']})\b", re.IGNORECASE)
     out["negators"] = re.compile(rf"\b(?:{raw['negators']})\b", re.IGNORECASE)
     for key in ("member_minor", "member_adult"):
@@ -134,6 +135,13 @@ def leaves_unchanged(text: str) -> bool:
 
 def restricts(text: str) -> bool:
     return restriction_cue(text) is not None
+
+
+def exception_cue(text: str) -> re.Match[str] | None:
+    """The first "unless / except when" of the text (the cue file's `excepts`), or None."""
+    pattern = cues()["excepts"]
+    assert isinstance(pattern, re.Pattern)
+    return pattern.search(text)
 
 
 def restriction_cue(text: str) -> re.Match[str] | None:

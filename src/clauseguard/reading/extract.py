@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Final
 
 from clauseguard import text as toolkit
+from clauseguard.reading.cases import except_case, only_case, states_case, states_exception
 from clauseguard.reading.counted import another_kind, counted_thing, counts_it, counts_time
 from clauseguard.reading.coverage import coverage, list_head, opposite_as_fitting, refuses_a_case
 from clauseguard.reading.cues import leaves_unchanged, phase_named
@@ -40,9 +41,7 @@ from clauseguard.reading.stated import (
     condition_of,
     denies,
     number_of,
-    paying_terms,
     phases,
-    restriction_cue,
     restricts,
     stated_values,
 )
@@ -261,14 +260,17 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
         if asks_age and condition is not None and condition.kind == "age" and v.condition is condition:
             condition = None  # "18 years of age or older" asked as the minimum age: its own bound is the answer
         if condition is None:
-            condition = _only_case(v)
-            met = True if condition is None else _states_case(condition, asking.question)
+            condition = only_case(v)
+            met = True if condition is None else states_case(condition, asking.question)
             if condition is not None:
                 v = replace(v, condition=condition)  # the answer states the case it holds in
         else:
             met = condition_met(condition, asking.question)
         if met is False or not member_fits(v.context, asking.question):
             continue  # its case is not the question's, or it is "per child" asked for a member aged 34
+        if (unless := except_case(v)) is not None and states_exception(unless, v, asking.question):
+            pending = pending or replace(v, condition=unless)
+            continue  # "no sooner than five years ... unless the specialist certifies a change", and the question says he did
         if met is None:
             pending = pending or v
             continue
@@ -342,33 +344,6 @@ def _left_as_it_was(pieces: list[str], asking: Asking) -> bool:
             if (own & stems(piece)) - rest:
                 return True
     return False
-
-
-def _only_case(v: Stated) -> Condition | None:
-    """The case a value's own stretch restricts it to, when no condition pattern reads it: "three (3)
-    vials every 12 weeks only after the prescriber documents an inadequate response" holds only then.
-    A phrase that states the value itself ("payable only after a waiting period of twelve (12)
-    months") restricts nothing: it is the answer."""
-    m = restriction_cue(v.context)  # "only after", "only when", "solely if" (data/search/cues.yaml)
-    if m is None:
-        return None
-    phrase = re.split(r"[,;]|\bwho\b|\bwhich\b", v.context[m.end():], maxsplit=1)[0].strip(" .")
-    if not phrase or any(number_of(w) == v.number for w in toolkit.words(phrase)):
-        return None
-    return Condition("occasion", phrase, restrictive=True)
-
-
-def _states_case(condition: Condition, question: str) -> bool | None:
-    """True when the question states at least half of the case's own words (numbers, units and the words
-    for the member or for paying left out); None when it states less, which leaves the value pending."""
-    drop = stems(" ".join(sorted(circumstance_words()))) | set(paying_terms())
-    case = {w for w in stems(condition.text) - drop if not any(c.isdigit() for c in w) and w not in _UNIT_WORDS}
-    if not case:
-        return None
-    return True if 2 * len(case & stems(question)) >= len(case) else None
-
-
-_UNIT_WORDS: Final = frozenset({"mg", "mcg", "ml", "g", "iu", "unit", "dose"})
 
 
 def read_passage(text: str, asking: Asking) -> Reading:

@@ -37,7 +37,7 @@ __all__ = ["Condition", "Stated", "age_in", "circumstance_words", "condition_of"
            "what_it_states"]
 
 ValueKind = Literal["amount", "rate", "duration", "count"]
-ConditionKind = Literal["age", "occasion", "procedural"]
+ConditionKind = Literal["age", "occasion", "procedural", "exception"]  # exception: "unless ...", the case a value is not for
 
 _WORD_NUMBERS: Final = {
     w: i for i, w in enumerate(

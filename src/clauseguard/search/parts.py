@@ -234,7 +234,10 @@ def answer_part(
         row = row_of(index, conditional.hit)
         condition = conditional.reading.condition
         said = f" (\u201c{condition.text}\u201d)" if condition is not None else ""
-        answer.unsettled_because = f"the passage states it only under a condition the question does not state{said} {cite(row)}"
+        answer.unsettled_because = (
+            f"the passage states it except in a case the question states{said} {cite(row)}"
+            if condition is not None and condition.kind == "exception" else
+            f"the passage states it only under a condition the question does not state{said} {cite(row)}")
         answer.condition = conditional.reading
         return answer, below
     if checking is not None:

@@ -246,7 +246,7 @@ def answer_over(
 
 def _named(label: str) -> str:
     """A part as the subject of a sentence: "The annual cap", or a question part quoted whole."""
-    if asks_open(label) or asks_yes_or_no(label):
+    if asks_open(label) or asks_yes_or_no(label) or ". " in label:  # a question, or a case told then asked
         return f"\u201c{label[:1].upper()}{label[1:]}?\u201d"
     return f"The {label if label[:2].isupper() else label[:1].lower() + label[1:]}"  # "The monthly limit", "The MRI limit"
 
