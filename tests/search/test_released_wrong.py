@@ -180,6 +180,21 @@ def test_a_value_is_not_the_answer_to_the_case_it_excepts() -> None:
     assert told.condition.kind == "exception" and told.condition.text.startswith("unless an optician")
 
 
+def test_a_refusal_is_not_the_answer_to_the_case_it_excepts_unless_the_figure_falls_outside() -> None:
+    from clauseguard.retrieval.parts import split_question
+    from clauseguard.search.parts import asking_of
+
+    def read(question: str) -> Reading | None:
+        return read_passage(text, asking_of(split_question(question)[0], question))
+
+    text = "A second fitting visit is not covered unless the first fitting lasted less than thirty (30) minutes."
+    inside = read("The first fitting lasted twenty (20) minutes. Is a second fitting visit covered?")
+    assert inside is not None and inside.settles == "conditional"
+    outside = read("The first fitting lasted forty-five (45) minutes. Is a second fitting visit covered?")
+    assert outside is not None and outside.value == "no"
+    assert read("Is a second fitting visit covered?").value == "no"
+
+
 def test_a_negative_written_with_n_t_is_negative() -> None:
     from clauseguard.reading.cues import negative
     assert negative("whose blood count hasn't been taken") and negative("it isn\u2019t paid")

@@ -8,9 +8,16 @@ import re
 from typing import Final
 
 from clauseguard import text as toolkit
-from clauseguard.reading.cues import exception_cue, restriction_cue
+from clauseguard.reading.cues import exception_cue, restriction_cue, side_of_figure
 from clauseguard.reading.passage import stems
-from clauseguard.reading.stated import Condition, Stated, circumstance_words, number_of, paying_terms
+from clauseguard.reading.stated import (
+    Condition,
+    Stated,
+    circumstance_words,
+    number_of,
+    paying_terms,
+    stated_values,
+)
 
 
 def only_case(v: Stated) -> Condition | None:
@@ -33,10 +40,16 @@ def except_case(v: Stated) -> Condition | None:
     at = v.piece.find(v.context)
     after = v.piece[at + len(v.context):] if at >= 0 else ""
     digit = re.search(r"\d", v.context)
-    m = exception_cue((v.context[digit.end():] if digit else "") + " " + after)
+    return exception_in((v.context[digit.end():] if digit else "") + " " + after)
+
+
+def exception_in(text: str) -> Condition | None:
+    """The first "unless / except when <case>" of a text, the case up to the next clause of its sentence
+    ("... is not medically necessary unless the titration portion lasted less than three (3) hours")."""
+    m = exception_cue(text)
     if m is None:
         return None
-    phrase = re.split(r"[,;.]|\bin which case\b", m.string[m.end():], maxsplit=1)[0].strip()
+    phrase = re.split(r"[,;]|\.(?!\d)|\bin which case\b", text[m.end():], maxsplit=1)[0].strip()
     return Condition("exception", f"{m.group(0)} {phrase}") if phrase else None
 
 
@@ -50,14 +63,28 @@ def states_case(condition: Condition, question: str) -> bool | None:
     return True if 2 * len(case & stems(question)) >= len(case) else None
 
 
-def states_exception(condition: Condition, v: Stated, question: str) -> bool:
-    """True when the question states the case a value excepts: at least two, and a third, of the
-    exception's own words (those the value's own stretch does not use, the member's and paying words left
-    out). A lower bar than for a restriction: it only ever sends the value to a person."""
-    drop = stems(" ".join(sorted(circumstance_words()))) | set(paying_terms()) | stems(v.context)
+def states_exception(condition: Condition, said: str, question: str) -> bool:
+    """True when the question states the case a statement excepts: at least two, and a third, of the
+    exception's own words (those the statement's own stretch `said` does not use, the member's and paying
+    words left out). A lower bar than for a restriction: it only ever sends the answer to a person."""
+    drop = stems(" ".join(sorted(circumstance_words()))) | set(paying_terms()) | stems(said)
     case = {w for w in stems(condition.text) - drop if not any(c.isdigit() for c in w)}
     shared = case & stems(question)
-    return len(shared) >= 2 and 3 * len(shared) >= len(case)
+    return len(shared) >= 2 and 3 * len(shared) >= len(case) and _inside(condition.text, question) is not False
+
+
+def _inside(case: str, question: str) -> bool | None:
+    """For a case bounded by a figure ("lasted less than three (3) hours"): whether the question's own figure
+    in that unit falls inside the bound (an equal figure counts as inside), None when nothing compares."""
+    figures, digit = stated_values(case), re.search(r"\d", case)
+    side = side_of_figure(case[:digit.start()]) if digit is not None else None
+    if not figures or side is None:
+        return None
+    bound = figures[0]
+    for q in stated_values(question):
+        if not q.is_age and q.kind == bound.kind and q.unit == bound.unit:
+            return q.number <= bound.number if side == "upper" else q.number >= bound.number
+    return None
 
 
 _UNIT_WORDS: Final = frozenset({"mg", "mcg", "ml", "g", "iu", "unit", "dose"})

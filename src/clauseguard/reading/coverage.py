@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from clauseguard.reading.cases import exception_in, states_exception
 from clauseguard.reading.passage import DAYS, Asking, Reading, condition_met, overlap, sentences, stems
 from clauseguard.reading.stated import (
     Condition,
@@ -110,6 +111,11 @@ def coverage(text: str, asking: Asking, restriction: Condition | None) -> Readin
         return Reading("ambiguous", pieces[said], value, condition=condition, rival="no")
     if value == "yes" and condition is None and (unmet := _unmet_restriction(pieces[said], asking)) is not None:
         return Reading("conditional", pieces[said], None, condition=unmet)
+    unless = exception_in(pieces[said]) if value is not None else None
+    if unless is not None and states_exception(unless, pieces[said].split(unless.text)[0], asking.question):
+        # "not medically necessary unless the titration portion lasted less than three hours", asked of a
+        # titration that lasted two and a half: the question is the case the statement takes out
+        return Reading("conditional", pieces[said], None, condition=unless)
     if condition is not None and condition.kind == "age" and value == "yes":
         met = condition_met(condition, asking.question)
         if met is False:

@@ -20,6 +20,8 @@ def cues() -> dict[str, re.Pattern[str] | list[re.Pattern[str]] | frozenset[str]
         out[key] = [re.compile(rf"\b(?:{rx})", re.IGNORECASE) for rx in raw[key]]
     out["restricts"] = re.compile(rf"\b(?:{raw['restricts']})\b", re.IGNORECASE)
     out["excepts"] = re.compile(rf"\b(?:{raw['excepts']})\b", re.IGNORECASE)
+    for side in ("excepts_below", "excepts_above"):  # the words just before an excepted case's figure
+        out[side] = re.compile(rf"\b(?:{raw[side]})\s+(?:[a-z-]+\s*\(\s*)?$", re.IGNORECASE)
     out["unchanged"] = re.compile(rf"\b(?:{raw['unchanged']})\b", re.IGNORECASE)
     out["negators"] = re.compile(rf"\b(?:{raw['negators']})\b", re.IGNORECASE)
     for key in ("member_minor", "member_adult"):
@@ -142,6 +144,17 @@ def exception_cue(text: str) -> re.Match[str] | None:
     pattern = cues()["excepts"]
     assert isinstance(pattern, re.Pattern)
     return pattern.search(text)
+
+
+def side_of_figure(before: str) -> str | None:
+    """"upper" when the words before a figure bound it from above ("less than three ("), "lower" from below
+    ("at least"), else None (the cue file's `excepts_below` / `excepts_above`)."""
+    for side, key in (("upper", "excepts_below"), ("lower", "excepts_above")):
+        pattern = cues()[key]
+        assert isinstance(pattern, re.Pattern)
+        if pattern.search(before):
+            return side
+    return None
 
 
 def restriction_cue(text: str) -> re.Match[str] | None:

@@ -268,7 +268,7 @@ def _choose_value(text: str, asking: Asking, restriction: Condition | None) -> R
             met = condition_met(condition, asking.question)
         if met is False or not member_fits(v.context, asking.question):
             continue  # its case is not the question's, or it is "per child" asked for a member aged 34
-        if (unless := except_case(v)) is not None and states_exception(unless, v, asking.question):
+        if (unless := except_case(v)) is not None and states_exception(unless, v.context, asking.question):
             pending = pending or replace(v, condition=unless)
             continue  # "no sooner than five years ... unless the specialist certifies a change", and the question says he did
         if met is None:
