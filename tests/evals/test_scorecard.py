@@ -205,6 +205,21 @@ def test_search_pass_rule_by_hand(tmp_path: Path, tiny: Corpus) -> None:
     assert doc["calibration"] == calibration(pairs)
 
 
+def test_missed_escalation_counts_answers_released_where_a_person_was_due(tmp_path: Path, tiny: Corpus) -> None:
+    wanted = {"expected_action": "escalate to handler"}
+    cases = [search_raw("m1", **wanted), search_raw("m2", **wanted), search_raw("m3")]
+    good = source("PA-TERMS.T-2023.A1", score=0.8)
+    answers = {
+        "question of m1": search_response(status="answered", applicable_version="T-2023", sources=[good]),  # released
+        "question of m2": search_response(status="answered", applicable_version="T-2023", sources=[good],
+                                          action="escalate to handler"),
+        "question of m3": search_response(status="answered", applicable_version="T-2023", sources=[good]),
+    }
+    checked = check_suite([write_suite(tmp_path / "m.json", cases)], tiny)
+    doc = run_checked(checked, ScriptedEngine(corpus_fingerprint=tiny.fingerprint(), searches=by_question(answers))).document
+    assert doc["search"]["missed_escalation"] == 1 and doc["search"]["pass_rate"] == round(2 / 3, 4)
+
+
 def test_calibration_prefers_determination_pairs(tmp_path: Path, tiny: Corpus) -> None:
     det_path, det_answers = determination_suite(tmp_path)
     search_path, search_answers = search_suite(tmp_path)

@@ -14,7 +14,8 @@ from clauseguard.reading.dates import dates_in
 from clauseguard.reading.extract import Asking, quantity_asked, read_passage
 from clauseguard.reading.passage import Reading
 from clauseguard.reading.stated import stated_values
-from clauseguard.search.parts import _of_kind_asked, _timing
+from clauseguard.retrieval.parts import split_question
+from clauseguard.search.parts import _of_kind_asked, _timing, asking_of
 from clauseguard.text import stem
 from tests.search.asking import ask, engine_over, released
 
@@ -22,6 +23,11 @@ from tests.search.asking import ask, engine_over, released
 def asking(label: str, subject: str = "") -> Asking:
     return Asking(asked=quantity_asked(label, None), asks_quantity=True, terms=(), words=f"{label} {subject}".strip(),
                   question=f"{subject} {label}".strip(), label=label)
+
+
+def as_asked(text: str, question: str) -> Reading | None:
+    """The passage read for the question's first part, as the engine asks it (question split, asking built)."""
+    return read_passage(text, asking_of(split_question(question)[0], question))
 
 
 def test_a_count_of_another_kind_of_the_item_is_no_answer() -> None:
@@ -136,63 +142,42 @@ def test_a_window_written_once_after_two_counts_may_be_for_both() -> None:
 
 
 def test_the_words_before_a_sentences_first_figure_mark_no_value_out() -> None:
-    from clauseguard.retrieval.parts import split_question
-    from clauseguard.search.parts import asking_of
-
-    def read(text: str, question: str) -> Reading | None:
-        return read_passage(text, asking_of(split_question(question)[0], question))
-
     text = "The grant is EUR 3,000 on the birth of a first child and EUR 1,500 on the birth of each later child."
-    unnamed = read(text, "What grant is paid on a birth?")
+    unnamed = as_asked(text, "What grant is paid on a birth?")
     assert unnamed is not None and unnamed.settles == "ambiguous"
     assert {unnamed.value, unnamed.rival} == {"EUR 3,000", "EUR 1,500"}
-    later = read(text, "What grant is paid on the birth of a later child?")
+    later = as_asked(text, "What grant is paid on the birth of a later child?")
     assert later is not None and later.settles == "ambiguous"  # "later" is the rival's word: never the first value
     per = "Podiatry is reimbursed up to EUR 30 per session and EUR 300 per year."
-    assert read(per, "Podiatry: limit per session?").value == "EUR 30"
+    assert as_asked(per, "Podiatry: limit per session?").value == "EUR 30"
 
 
 def test_a_value_for_the_thing_asked_under_an_unstated_case_is_not_replaced_by_anothers() -> None:
-    from clauseguard.retrieval.parts import split_question
-    from clauseguard.search.parts import asking_of
-
     text = ("A replacement frame is paid no sooner than three (3) years after the last one. From the age of "
             "sixty (60), one eye examination every two (2) years is paid up to EUR 50.")
     exam = "How often is an eye examination paid?"
     frame = "How often is a replacement frame paid?"
-    assert read_passage(text, asking_of(split_question(exam)[0], exam)).settles == "conditional"
-    assert read_passage(text, asking_of(split_question(frame)[0], frame)).value == "3 years"
+    assert as_asked(text, exam).settles == "conditional"
+    assert as_asked(text, frame).value == "3 years"
 
 
 def test_a_value_is_not_the_answer_to_the_case_it_excepts() -> None:
-    from clauseguard.retrieval.parts import split_question
-    from clauseguard.search.parts import asking_of
-
-    def read(question: str) -> Reading | None:
-        return read_passage(text, asking_of(split_question(question)[0], question))
-
     text = ("New glasses are paid no sooner than two (2) years after the last pair, unless an optician certifies "
             "a change in sight of at least half a dioptre.")
-    plain = read("How long before new glasses are paid?")
+    plain = as_asked(text, "How long before new glasses are paid?")
     assert plain is not None and plain.value == "2 years"
-    told = read("The optician certifies her sight changed by a full dioptre. How long before new glasses are paid?")
+    told = as_asked(text, "The optician certifies her sight changed by a full dioptre. How long before new glasses are paid?")
     assert told is not None and told.settles == "conditional" and told.condition is not None
     assert told.condition.kind == "exception" and told.condition.text.startswith("unless an optician")
 
 
 def test_a_refusal_is_not_the_answer_to_the_case_it_excepts_unless_the_figure_falls_outside() -> None:
-    from clauseguard.retrieval.parts import split_question
-    from clauseguard.search.parts import asking_of
-
-    def read(question: str) -> Reading | None:
-        return read_passage(text, asking_of(split_question(question)[0], question))
-
     text = "A second fitting visit is not covered unless the first fitting lasted less than thirty (30) minutes."
-    inside = read("The first fitting lasted twenty (20) minutes. Is a second fitting visit covered?")
+    inside = as_asked(text, "The first fitting lasted twenty (20) minutes. Is a second fitting visit covered?")
     assert inside is not None and inside.settles == "conditional"
-    outside = read("The first fitting lasted forty-five (45) minutes. Is a second fitting visit covered?")
+    outside = as_asked(text, "The first fitting lasted forty-five (45) minutes. Is a second fitting visit covered?")
     assert outside is not None and outside.value == "no"
-    assert read("Is a second fitting visit covered?").value == "no"
+    assert as_asked(text, "Is a second fitting visit covered?").value == "no"
 
 
 def test_a_negative_written_with_n_t_is_negative() -> None:
@@ -219,7 +204,6 @@ def test_an_approval_asked_of_a_passage_with_a_span_per_phase_is_for_a_person() 
 
 
 def test_which_yes_or_no_questions_are_about_cover() -> None:
-    from clauseguard.retrieval.parts import split_question
     from clauseguard.search.parts import _asks_cover
 
     def cover(question: str) -> bool:
